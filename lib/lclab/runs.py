@@ -1,0 +1,66 @@
+"""Run bookkeeping: tidy per-item rows appended as the run goes, so a killed run resumes."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from .paths import RESULTS
+
+
+def run_dir(experiment: str, run_name: str) -> Path:
+    """results/<experiment>/<run_name>/, created on demand."""
+    if not run_name or "/" in run_name or run_name.startswith("."):
+        raise ValueError(f"run_name {run_name!r} must be a plain folder name")
+    path = RESULTS / experiment / run_name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class ItemLog:
+    """An append-only JSONL file of result rows, each identified by a tuple of key columns.
+
+    `done()` tells which keys already have a successful row; rows with an error
+    are kept for the record but do not count as done, so a rerun tries them again.
+    """
+
+    def __init__(self, path: Path, key: Iterable[str]):
+        self.path = Path(path)
+        self.key = tuple(key)
+        self._lock = threading.Lock()
+
+    def _key(self, row: dict) -> tuple:
+        return tuple(row[k] for k in self.key)
+
+    def rows(self) -> list[dict]:
+        if not self.path.exists():
+            return []
+        rows = []
+        with open(self.path, encoding="utf-8") as fh:
+            for line in fh:
+                line = line.strip()
+                if line:
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError:
+                        continue  # a line cut short by a kill; its item is simply redone
+        return rows
+
+    def done(self, ok_column: str = "error") -> set[tuple]:
+        return {self._key(r) for r in self.rows() if not r.get(ok_column)}
+
+    def append(self, row: dict) -> None:
+        with self._lock, open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fh.flush()
+
+    def latest(self) -> pd.DataFrame:
+        """One row per key: the last one written."""
+        latest: dict[tuple, dict] = {}
+        for row in self.rows():
+            latest[self._key(row)] = row
+        return pd.DataFrame(list(latest.values()))

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Run every notebook with papermill: executed copies go to results/notebooks/<profile>/,
+# per-item results to results/<experiment>/<run>/, figures to figures/.
+# The first run sets everything up (see scripts/setup.sh).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+usage() {
+  cat <<'USAGE'
+usage: ./run_all.sh [--profile NAME] [--model SPEC] [NOTEBOOK ...]
+
+  --profile NAME   parameter set params/NAME.yaml (default: default; smoke: ~1 min per notebook)
+  --model SPEC     answering model for every notebook, e.g. local/qwen2.5-coder-0.5b,
+                   local/path/to/file.gguf, openai/gpt-4o-mini, ollama/llama3.1
+                   (keys come from the environment, e.g. OPENAI_API_KEY)
+  NOTEBOOK         run only these notebooks (file stems, e.g. 01_lost_in_the_middle)
+  -h, --help       this text
+USAGE
+}
+
+profile=default
+model=""
+notebooks=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) [ $# -ge 2 ] || { usage >&2; exit 2; }; profile=$2; shift 2 ;;
+    --profile=*) profile=${1#*=}; shift ;;
+    --model) [ $# -ge 2 ] || { usage >&2; exit 2; }; model=$2; shift 2 ;;
+    --model=*) model=${1#*=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "run_all.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    *) notebooks+=("$1"); shift ;;
+  esac
+done
+if [ ! -f "params/$profile.yaml" ]; then
+  echo "run_all.sh: no profile '$profile' (looked for params/$profile.yaml)" >&2; exit 2
+fi
+
+args=(--profile "$profile")
+[ -n "$model" ] && args+=(--model "$model")
+scripts/setup.sh
+# Assemble only the embedded models this run will load (notebook defaults + profile + --model);
+# this also checks every notebook's parameters before anything runs.
+models=$(.venv/bin/python -m lclab.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})
+scripts/setup.sh $models
+
+exec .venv/bin/python -m lclab.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"}

@@ -1,0 +1,55 @@
+import json
+import threading
+
+from lclab.accounting import Accounting
+from lclab.cache import DiskCache, request_key
+
+
+def test_key_ignores_dict_order_but_not_values():
+    a = {"model": "m", "settings": {"temperature": 0, "max_tokens": 5}}
+    b = {"settings": {"max_tokens": 5, "temperature": 0}, "model": "m"}
+    assert request_key(a) == request_key(b)
+    assert request_key(a) != request_key({**a, "settings": {"temperature": 0, "max_tokens": 6}})
+
+
+def test_put_get_and_corrupt_entry_is_a_miss(tmp_path):
+    cache = DiskCache(tmp_path)
+    request = {"q": "x"}
+    assert cache.get(request) is None
+    cache.put(request, {"text": "y"})
+    assert cache.get(request) == {"text": "y"}
+    path = next(tmp_path.glob("*/*.json"))
+    path.write_text("{ not json")
+    assert cache.get(request) is None
+
+
+def test_concurrent_writers_leave_only_whole_entries(tmp_path):
+    cache = DiskCache(tmp_path)
+
+    def writer(n):
+        for i in range(50):
+            cache.put({"i": i % 10}, {"text": f"writer {n}", "pad": "x" * 5000})
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(cache) == 10
+    for path in tmp_path.glob("*/*.json"):
+        json.loads(path.read_text())  # every file is complete JSON
+    assert not list(tmp_path.glob("*/.tmp-*"))
+
+
+def test_accounting_table_sums_per_stage_and_total():
+    acc = Accounting()
+    acc.add("answer", calls=2, prompt_tokens=100, completion_tokens=10, model_seconds=3.0)
+    acc.add("judge", calls=1, cache_hits=4, prompt_tokens=50, parse_failures=1)
+    acc.span("answer", 10.0, 12.5)
+    acc.span("answer", 11.0, 14.0)
+    table = acc.table().set_index("stage")
+    assert table.loc["answer", "wall_s"] == 4.0
+    assert table.loc["total", "calls"] == 3
+    assert table.loc["total", "prompt_tokens"] == 150
+    assert table.loc["judge", "cache_hits"] == 4
+    assert table.loc["judge", "parse_failures"] == 1

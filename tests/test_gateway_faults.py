@@ -1,0 +1,146 @@
+"""The gateway's OpenAI path against a loopback server that injects faults."""
+
+import json
+import time
+
+import pytest
+
+from lclab import gateway
+from lclab.accounting import ACCOUNTING
+from lclab.errors import ContextLengthError, FatalError, MissingAPIKeyError, RetryableError
+from lclab.fault_server import FaultServer
+from lclab.judge import judge_correct
+from lclab.retry import RetryPolicy
+
+FAST = RetryPolicy(max_retries=3, base_delay=0.01, max_delay=1.0)
+
+
+@pytest.fixture
+def serve(monkeypatch):
+    servers = []
+
+    def start(**kwargs):
+        server = FaultServer(**kwargs).__enter__()
+        servers.append(server)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        gateway._backends.clear()  # the backend reads the base URL when created
+        return server
+
+    yield start
+    for server in servers:
+        server.__exit__(None, None, None)
+    gateway._backends.clear()
+
+
+def ask(prompt="hi", **kwargs):
+    kwargs.setdefault("retry", FAST)
+    return gateway.complete("openai/fault-model", prompt, stage="test", **kwargs)
+
+
+def test_failures_then_success_are_retried_and_counted(serve):
+    server = serve(faults=[503, 500, 429])
+    assert ask().text == "ok"
+    assert len(server.requests) == 4
+    stats = ACCOUNTING.get("test")
+    assert stats.retries == 3 and stats.calls == 4 and stats.errors == 0
+
+
+def test_retry_after_is_honoured(serve):
+    server = serve(faults=[{"status": 429, "headers": {"Retry-After": "0.6"}}])
+    started = time.perf_counter()
+    ask()
+    assert time.perf_counter() - started >= 0.6
+    assert len(server.requests) == 2
+
+
+def test_retries_are_bounded(serve):
+    server = serve(faults=[503] * 10)
+    with pytest.raises(RetryableError, match="gave up after 4 attempts"):
+        ask()
+    assert len(server.requests) == 4
+    assert ACCOUNTING.get("test").errors == 1
+
+
+def test_garbage_body_is_retried_then_reported(serve):
+    server = serve(faults=[{"garbage": True}] * 10)
+    with pytest.raises(RetryableError, match="malformed response"):
+        ask()
+    assert len(server.requests) == 4
+
+
+def test_a_hang_past_the_timeout_is_retried(serve):
+    server = serve(faults=[{"hang": 2.0}])
+    started = time.perf_counter()
+    assert ask(timeout=0.5).text == "ok"
+    assert len(server.requests) == 2
+    assert time.perf_counter() - started < 2.0
+
+
+@pytest.mark.parametrize("status, body, error, hint", [
+    (400, {"error": {"message": "This model's maximum context length is 4096 tokens"}},
+     ContextLengthError, "context window"),
+    (401, None, FatalError, "refused"),
+    (404, None, FatalError, "served there"),
+    (422, None, FatalError, "HTTP 422"),
+])
+def test_fatal_statuses_fail_at_once_with_advice(serve, status, body, error, hint):
+    server = serve(faults=[{"status": status, "body": body}] if body else [status])
+    with pytest.raises(error, match=hint):
+        ask()
+    assert len(server.requests) == 1
+
+
+def test_missing_api_key_for_openai_says_what_to_do(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    gateway._backends.clear()
+    with pytest.raises(MissingAPIKeyError, match="export OPENAI_API_KEY"):
+        gateway.complete("openai/gpt-4o-mini", "hi", stage="test")
+
+
+def test_cache_key_ignores_timeout_and_retries_but_not_settings(serve):
+    server = serve()
+    ask(timeout=5)
+    ask(timeout=50, retry=RetryPolicy(max_retries=9))
+    assert len(server.requests) == 1
+    ask(max_tokens=7)
+    ask(seed=1)
+    ask(temperature=0.7, sample=0)
+    ask(temperature=0.7, sample=1)
+    ask(temperature=0.7, sample=1)
+    assert len(server.requests) == 5
+    assert ACCOUNTING.get("test").cache_hits == 2
+
+
+def test_cache_never_holds_the_api_key(serve, monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-123")
+    serve()
+    ask()
+    for path in (tmp_path / "llm-cache").rglob("*.json"):
+        assert "sk-secret-value-123" not in path.read_text()
+
+
+def test_unparseable_judge_reply_is_repaired_once_then_reported_not_scored(serve):
+    server = serve(reply="I think they match.")
+    verdict = judge_correct("openai/fault-model", "Q?", "A", "A")
+    assert verdict["judge_correct"] is None
+    assert "no JSON object" in verdict["judge_error"]
+    assert len(server.requests) == 2  # the reply and one repair round
+    assert server.requests[1]["messages"][-1]["content"].startswith("Your reply could not be used")
+    stats = ACCOUNTING.get("judge")
+    assert stats.parse_failures == 1 and stats.repairs == 1
+    # A failure is never cached: asking again calls the model again.
+    judge_correct("openai/fault-model", "Q?", "A", "A")
+    assert len(server.requests) == 4
+
+
+def test_valid_judge_reply_is_parsed(serve):
+    serve(reply='```json\n{"correct": true}\n```')
+    assert judge_correct("openai/fault-model", "Q?", "A", "A") == {"judge_correct": True, "judge_error": None}
+
+
+def test_json_mode_is_requested_from_the_endpoint(serve):
+    server = serve(reply='{"x": 1}')
+    assert ask(response_format="json").json == {"x": 1}
+    assert server.requests[0]["response_format"] == {"type": "json_object"}
+    assert json.dumps(server.requests[0]["messages"]) == '[{"role": "user", "content": "hi"}]'

@@ -1,0 +1,58 @@
+"""The embedded llama.cpp backend with the real 0.5B model, at tiny sizes."""
+
+import math
+
+import pytest
+
+from conftest import SMALL_MODEL
+from lclab.accounting import ACCOUNTING
+from lclab.errors import ContextLengthError
+from lclab.gateway import complete, count_tokens, tokenizer_name
+
+pytestmark = pytest.mark.model
+
+
+def test_text_reply_with_usage_and_a_warm_cache_rerun_makes_no_call():
+    first = complete(SMALL_MODEL, "What is the capital of France? Answer in one word.", stage="t", max_tokens=8)
+    assert "paris" in first.text.lower()
+    assert first.prompt_tokens > 5 and first.completion_tokens >= 1 and not first.cached
+    again = complete(SMALL_MODEL, "What is the capital of France? Answer in one word.", stage="t", max_tokens=8)
+    assert again.cached and again.text == first.text
+    stats = ACCOUNTING.get("t")
+    assert stats.calls == 1 and stats.cache_hits == 1
+
+
+def test_json_mode():
+    reply = complete(SMALL_MODEL, 'Return a JSON object with key "city" set to the capital of Japan.',
+                     stage="t", response_format="json", max_tokens=24)
+    assert isinstance(reply.json, dict) and "tokyo" in str(reply.json.get("city", "")).lower()
+
+
+def test_logprobs_with_top_alternatives():
+    reply = complete(SMALL_MODEL, "Is 7 a prime number? Reply with 1 for yes or 0 for no, nothing else.",
+                     stage="t", max_tokens=1, logprobs=True, top_logprobs=5)
+    assert len(reply.logprobs) == 1
+    first = reply.logprobs[0]
+    assert first["token"] == reply.text
+    assert 1 <= len(first["top"]) <= 5
+    total = sum(math.exp(lp) for _, lp in first["top"])
+    assert 0 < total <= 1.0001
+
+
+def test_token_counting_uses_the_models_tokenizer():
+    assert "llama.cpp tokenizer" in tokenizer_name(SMALL_MODEL)
+    n = count_tokens(SMALL_MODEL, "hello world " * 50)
+    assert 90 <= n <= 110
+
+
+def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypatch):
+    from lclab import gateway
+
+    monkeypatch.setenv("LCLAB_N_CTX", "512")
+    gateway._backends.pop(SMALL_MODEL, None)
+    try:
+        with pytest.raises(ContextLengthError, match="exceeds the local context window n_ctx=512"):
+            complete(SMALL_MODEL, "word " * 2000, stage="t", max_tokens=8)
+    finally:
+        gateway._backends.pop(SMALL_MODEL, None)
+    assert ACCOUNTING.get("t").errors == 1 and ACCOUNTING.get("t").calls == 1

@@ -1,0 +1,51 @@
+"""Papermill executes the notebooks with the smoke parameters, for real, on the 0.5B model."""
+
+import pandas as pd
+import pytest
+
+from lclab import paths
+from lclab.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+@pytest.fixture
+def outputs(tmp_path, monkeypatch):
+    # The kernel is a separate process: redirect its outputs through the environment.
+    monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path / "out"))
+    return tmp_path / "out"
+
+
+def run(stem, outputs):
+    nb = NOTEBOOKS / f"{stem}.ipynb"
+    params = parameters_for(nb, load_profile("smoke"))
+    return execute(nb, params, outputs / "executed" / nb.name)
+
+
+def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_no_calls(outputs):
+    run("01_lost_in_the_middle", outputs)
+    out = outputs / "results" / "depth_sweep" / "smoke"
+    items = pd.read_json(out / "items.jsonl", lines=True)
+    assert len(items) == 2 * 1 * 3  # n_qa x lengths x depths
+    assert set(items["depth"]) == {0, 50, 100}
+    assert (items["prompt_tokens"] <= 600).all()
+    assert items["response"].notna().all()
+    assert (outputs / "figures" / "depth_sweep_smoke.png").stat().st_size > 10_000
+    summary = pd.read_csv(out / "summary.csv")
+    assert {"judge_acc", "judge_lo", "judge_hi", "match_acc"} <= set(summary.columns)
+    cold = pd.read_csv(out / "accounting.csv").set_index("stage")
+    assert cold.loc["answer", "calls"] == 6
+
+    # Forget the finished rows (not the model cache): every call must now be a cache hit.
+    (out / "items.jsonl").unlink()
+    run("01_lost_in_the_middle", outputs)
+    warm = pd.read_csv(out / "accounting.csv").set_index("stage")
+    assert warm.loc["total", "calls"] == 0
+    assert warm.loc["answer", "cache_hits"] == 6
+
+
+def test_qa_generation_smoke_run_writes_a_review_file(outputs):
+    run("00_make_qa_set", outputs)
+    review = pd.read_csv(outputs / "results" / "qa" / "smoke" / "qa_review.csv", keep_default_na=False)
+    assert len(review) == 2
+    assert (review["question"].str.len() > 0).all() and (review["validated"] == "").all()

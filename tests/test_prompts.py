@@ -1,0 +1,42 @@
+import pytest
+
+from lclab.prompts import render
+
+
+def test_qa_generation_prompt_is_the_seeds():
+    assert render("qa_generation", context="Paris is in France.") == (
+        "Ask a factoid question given only the context provided, that can be answered in a few words. "
+        "Answer the question given the context.\n"
+        "Format your result in a JSON object with keys 'question' and 'answer'.\n"
+        "Context: Paris is in France.\n"
+        "Result:"
+    )
+
+
+def test_judge_prompt_is_the_seeds():
+    assert render("judge_correct", question="Q?", answer="A", gold_answer="G") == (
+        "For the question provided, return a JSON object with a `correct` key as a boolean, if the given "
+        "answer and gold standard answer are the same in meaning (may be worded differently).\n"
+        "Question: Q?\nAnswer: A\nGold standard answer: G\nJSON:"
+    )
+
+
+def test_answer_prompt_numbers_documents_from_zero():
+    from lclab.context import answer_prompt
+    from lclab.corpus import Document
+
+    docs = [Document("a", "Alpha text."), Document("b", "Beta {braces} text.")]
+    assert answer_prompt(docs, "Which?") == (
+        "Answer the question using only the documents below. Reply with the answer alone, in a few words.\n\n"
+        "Document [0]\nAlpha text.\n\nDocument [1]\nBeta {braces} text.\n\n"
+        "Question: Which?\nAnswer:"
+    )
+
+
+def test_render_rejects_missing_or_extra_fields():
+    with pytest.raises(TypeError, match="takes"):
+        render("judge_correct", question="Q", answer="A")
+    with pytest.raises(TypeError):
+        render("qa_generation", context="c", extra="x")
+    with pytest.raises(KeyError, match="no prompt template"):
+        render("no_such_prompt")

@@ -1,0 +1,36 @@
+import pytest
+
+from lclab.specs import parse_spec
+
+
+def test_local_and_openai_specs(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    s = parse_spec("local/qwen2.5-coder-0.5b")
+    assert (s.backend, s.model) == ("local", "qwen2.5-coder-0.5b")
+    assert parse_spec("local/models/my.gguf").model == "models/my.gguf"
+    o = parse_spec("openai/gpt-4o-mini")
+    assert (o.backend, o.model, o.base_url) == ("openai", "gpt-4o-mini", None)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+    assert parse_spec("openai/served").base_url == "http://127.0.0.1:8000/v1"
+    assert parse_spec("openai/served").api_key() == "not-needed"
+
+
+def test_named_endpoint_profiles(monkeypatch):
+    assert parse_spec("ollama/llama3.1").base_url == "http://127.0.0.1:11434/v1"
+    monkeypatch.delenv("VLLM_BASE_URL", raising=False)
+    with pytest.raises(ValueError, match="VLLM_BASE_URL"):
+        parse_spec("vllm/meta-llama/Llama-3.1-8B")
+    monkeypatch.setenv("VLLM_BASE_URL", "http://gpu-box:8000/v1")
+    spec = parse_spec("vllm/meta-llama/Llama-3.1-8B")
+    assert spec.model == "meta-llama/Llama-3.1-8B" and spec.api_key_env == "VLLM_API_KEY"
+
+
+@pytest.mark.parametrize("bad", ["qwen", "local/", "nosuch/model"])
+def test_bad_specs_say_what_is_accepted(bad):
+    with pytest.raises(ValueError, match="local"):
+        parse_spec(bad)
+
+
+def test_credentials_in_a_base_url_never_reach_logs_or_cache_keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://user:hunter2@proxy.example:8443/v1/")
+    assert parse_spec("openai/m").public_base_url() == "https://proxy.example:8443/v1"
