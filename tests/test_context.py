@@ -15,7 +15,7 @@ def doc(i, n_words=10, source=None):
 
 
 @pytest.mark.parametrize("depth, n, expected", [(0, 5, 0), (100, 5, 4), (50, 5, 2), (25, 5, 1), (75, 5, 3),
-                                                (50, 1, 0), (25, 4, 1), (75, 4, 2)])
+                                                (50, 1, 0), (25, 4, 1), (75, 4, 2), (50, 2, 1), (50, 4, 2)])
 def test_depth_position(depth, n, expected):
     assert depth_position(depth, n) == expected
 

@@ -7,7 +7,7 @@ import pytest
 from conftest import SMALL_MODEL
 from lclab.accounting import ACCOUNTING
 from lclab.errors import ContextLengthError
-from lclab.gateway import complete, count_tokens, tokenizer_name
+from lclab.gateway import complete, count_prompt_tokens, count_tokens, tokenizer_name
 
 pytestmark = pytest.mark.model
 
@@ -39,10 +39,13 @@ def test_logprobs_with_top_alternatives():
     assert 0 < total <= 1.0001
 
 
-def test_token_counting_uses_the_models_tokenizer():
+def test_token_counting_uses_the_models_tokenizer_and_chat_template():
     assert "llama.cpp tokenizer" in tokenizer_name(SMALL_MODEL)
     n = count_tokens(SMALL_MODEL, "hello world " * 50)
     assert 90 <= n <= 110
+    prompt = "Name three colours. " * 20
+    reply = complete(SMALL_MODEL, prompt, stage="t", max_tokens=1)
+    assert count_prompt_tokens(SMALL_MODEL, prompt) == reply.prompt_tokens  # exact, as llama.cpp counts
 
 
 def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypatch):

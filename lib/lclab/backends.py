@@ -17,9 +17,9 @@ from .local_models import file_sha256, resolve_local
 from .retry import is_retryable_status, parse_retry_after
 from .specs import ModelSpec
 
-# Tokens the chat template adds around each message (role markers, newlines);
-# only used to refuse a prompt that cannot fit before llama.cpp does the work.
-_TEMPLATE_TOKENS_PER_MESSAGE = 8
+# OpenAI's documented framing cost per chat message (role markers); used only
+# for remote models, whose exact chat template is unknown here.
+_OPENAI_TOKENS_PER_MESSAGE = 4
 
 
 @dataclass(frozen=True)
@@ -102,11 +102,30 @@ class LocalBackend:
     def count_tokens(self, text: str) -> int:
         return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
+    @cached_property
+    def _chat_formatter(self):
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        vocab = self._vocab
+        template = vocab.metadata.get("tokenizer.chat_template")
+        if not template:
+            return None
+        text = vocab._model.token_get_text
+        return Jinja2ChatFormatter(template=template, eos_token=text(vocab.token_eos()),
+                                   bos_token=text(vocab.token_bos()))
+
+    def count_prompt_tokens(self, messages: list[dict]) -> int:
+        """Tokens of the prompt exactly as the model reads it: the GGUF's chat template applied."""
+        if self._chat_formatter is None:
+            return sum(self.count_tokens(m["content"]) for m in messages)
+        prompt = self._chat_formatter(messages=messages).prompt
+        return len(self._vocab.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
+
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
-        needed = sum(self.count_tokens(m["content"]) + _TEMPLATE_TOKENS_PER_MESSAGE for m in messages)
+        needed = self.count_prompt_tokens(messages)
         if needed + settings.max_tokens > self.n_ctx:
             raise ContextLengthError(
-                f"prompt of ~{needed} tokens plus max_tokens={settings.max_tokens} exceeds the local "
+                f"prompt of {needed} tokens plus max_tokens={settings.max_tokens} exceeds the local "
                 f"context window n_ctx={self.n_ctx} of {self.path.name}: lower the context budget, "
                 "or raise LCLAB_N_CTX (Qwen2.5-Coder models hold up to 32768)"
             )
@@ -163,6 +182,10 @@ class OpenAIBackend:
 
     def count_tokens(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
+
+    def count_prompt_tokens(self, messages: list[dict]) -> int:
+        """Content tokens plus OpenAI's per-message framing (approximate for other servers)."""
+        return sum(self.count_tokens(m["content"]) + _OPENAI_TOKENS_PER_MESSAGE for m in messages) + 3
 
     def _client(self, timeout: float):
         import openai

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Callable, Sequence
 
@@ -22,7 +23,8 @@ def depth_position(depth_pct: float, n_documents: int) -> int:
     """Index of the answer document among n documents at a depth in percent (0 = first, 100 = last)."""
     if not 0 <= depth_pct <= 100:
         raise ValueError(f"depth must be within 0..100 %, got {depth_pct}")
-    return round(depth_pct / 100 * (n_documents - 1))
+    # Round half up (Python's round() would send 50 % of 2 documents to the first).
+    return math.floor(depth_pct / 100 * (n_documents - 1) + 0.5)
 
 
 def place_at_depth(answer: Document, distractors: Sequence[Document], depth_pct: float) -> list[Document]:
@@ -53,8 +55,9 @@ def fill_budget(
 ) -> list[Document]:
     """Take candidates in order while the whole answer prompt stays within `budget_tokens`.
 
-    Documents are counted one by one (plus the separator) and the final prompt is
-    counted exactly, so the budget is never exceeded whatever the depth.
+    `count_tokens` counts a whole prompt (the sweep passes one that includes the
+    chat template). Documents are costed one by one (plus the separator) and the
+    final prompt is counted exactly, so the budget is never exceeded at any depth.
     """
     base = count_tokens(answer_prompt([answer], question))
     if base > budget_tokens:

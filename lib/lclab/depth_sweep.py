@@ -14,7 +14,7 @@ import pandas as pd
 
 from .context import answer_prompt, candidate_distractors, fill_budget, place_at_depth
 from .corpus import load_corpus, passages
-from .gateway import complete, count_tokens, tokenizer_name
+from .gateway import complete, count_prompt_tokens, tokenizer_name
 from .judge import judge_correct, string_match
 from .parallel import map_items
 from .qa import read_qa_file, validated_pairs
@@ -82,7 +82,8 @@ def run_depth_sweep(
     # Passages are cut the way they were when the QA pairs were made.
     pool = passages(loaded, int(qa_file["passage_chars"].iloc[0]))
     qa = validated_pairs(qa_file, {p.id: p for p in pool}).head(n_qa)
-    count = lambda text: count_tokens(model, text)  # noqa: E731
+    # The budget covers the whole prompt as the model reads it, chat template included.
+    count = lambda text: count_prompt_tokens(model, text)  # noqa: E731
     trials = build_trials(qa, pool, context_tokens, depths, seed, count)
     done = log.done()
     pending = [t for t in trials if (t.qa_id, t.context_tokens, t.depth) not in done]

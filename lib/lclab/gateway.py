@@ -63,6 +63,11 @@ def count_tokens(model: str, text: str) -> int:
     return backend_for(model).count_tokens(text)
 
 
+def count_prompt_tokens(model: str, prompt: str | Messages, system: str | None = None) -> int:
+    """Tokens of the whole prompt as the model reads it (chat template included for local models)."""
+    return backend_for(model).count_prompt_tokens(_as_messages(prompt, system))
+
+
 def tokenizer_name(model: str) -> str:
     return backend_for(model).tokenizer_name
 
