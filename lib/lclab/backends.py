@@ -187,13 +187,14 @@ class OpenAIBackend:
         """Content tokens plus OpenAI's per-message framing (approximate for other servers)."""
         return sum(self.count_tokens(m["content"]) + _OPENAI_TOKENS_PER_MESSAGE for m in messages) + 3
 
-    def _client(self, timeout: float):
+    @cached_property
+    def _client(self):
         import openai
 
+        # One client per backend: it holds the connection pool, and building one
+        # per request (TLS context and all) costs more than a loopback round trip.
         # max_retries=0: retries belong to the gateway, which counts them and honours Retry-After.
-        return openai.OpenAI(
-            base_url=self.spec.base_url, api_key=self.spec.api_key(), max_retries=0, timeout=timeout
-        )
+        return openai.OpenAI(base_url=self.spec.base_url, api_key=self.spec.api_key(), max_retries=0)
 
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         import openai
@@ -214,9 +215,8 @@ class OpenAIBackend:
             }
         if settings.logprobs:
             kwargs.update(logprobs=True, top_logprobs=settings.top_logprobs)
-        client = self._client(timeout)
         try:
-            resp = client.chat.completions.create(**kwargs)
+            resp = self._client.chat.completions.create(**kwargs, timeout=timeout)
         except openai.APITimeoutError as err:
             raise RetryableError(f"no reply from {self.base_url} within {timeout} s") from err
         except openai.APIConnectionError as err:

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Generic, Iterable, TypeVar
 
-from tqdm.auto import tqdm
+from tqdm import tqdm  # a text bar: readable in papermill logs and in Jupyter alike
 
 T = TypeVar("T")
 R = TypeVar("R")

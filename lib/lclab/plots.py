@@ -18,19 +18,21 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, prefix: str = "j
     acc, lo, hi = f"{prefix}_acc", f"{prefix}_lo", f"{prefix}_hi"
     if len(lengths) == 1:
         fig, ax = plt.subplots(figsize=(6, 4))
-        for source, style in ((prefix, "o-"), ("match", "s--")):
+        # The two series are drawn a little apart so that equal values don't hide each other.
+        for source, style, shift in ((prefix, "o-", -1.0), ("match", "s--", 1.0)):
             if f"{source}_acc" not in summary:
                 continue
             s = summary.sort_values("depth")
             yerr = [s[f"{source}_acc"] - s[f"{source}_lo"], s[f"{source}_hi"] - s[f"{source}_acc"]]
             label = "LLM judge" if source == prefix else "gold answer in response"
-            ax.errorbar(s["depth"], s[f"{source}_acc"], yerr=yerr, fmt=style, capsize=4, label=label)
+            ax.errorbar(s["depth"] + shift, s[f"{source}_acc"], yerr=yerr, fmt=style, capsize=4, label=label)
         ax.set_xlabel("depth of the answer document in the context (%)")
         ax.set_ylabel("accuracy")
         ax.set_ylim(-0.05, 1.05)
         ax.set_xticks(sorted(summary["depth"].unique()))
         ax.legend(loc="lower left")
-        ax.set_title(f"{title}\ncontext {lengths[0]} tokens; bars: 95 % Wilson CI")
+        n = int(summary[f"{prefix}_n"].max())
+        ax.set_title(f"{title}\n{lengths[0]}-token context, n = {n} per depth, bars: 95 % Wilson CI")
     else:
         grid = summary.pivot(index="context_tokens", columns="depth", values=acc)
         fig, ax = plt.subplots(figsize=(1.2 * grid.shape[1] + 2.5, 0.6 * grid.shape[0] + 2))
