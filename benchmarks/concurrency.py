@@ -1,7 +1,7 @@
 """How much do concurrent requests save against an endpoint with fixed latency?
 
 The same 64 requests, sequentially and with 8 and 32 workers, against the
-loopback fault server configured to add a fixed delay per request (a stand-in
+loopback fault server (in its own process) configured to add a fixed delay per request (a stand-in
 for a remote API's latency; no faults injected). Each setting starts with an
 empty cache so every request really goes out.
 
@@ -10,11 +10,12 @@ empty cache so every request really goes out.
 
 import argparse
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
 from lclab import gateway
-from lclab.fault_server import FaultServer
 from lclab.parallel import map_items
 
 
@@ -27,8 +28,12 @@ def main():
 
     prompts = [f"request {i}" for i in range(args.requests)]
     rows = []
-    with FaultServer(delay=args.delay) as server:
-        os.environ["OPENAI_BASE_URL"] = server.base_url
+    # The server runs in its own process, as a real endpoint would: in-process, its
+    # request handling would compete with the client threads for the interpreter.
+    server = subprocess.Popen([sys.executable, "-m", "lclab.fault_server", "--delay", str(args.delay)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        os.environ["OPENAI_BASE_URL"] = server.stdout.readline().strip()
         for workers in args.workers:
             os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
             gateway._backends.clear()
@@ -38,6 +43,8 @@ def main():
             wall = time.perf_counter() - started
             assert all(o.ok for o in outcomes), [o.error for o in outcomes if not o.ok][:3]
             rows.append((workers, wall))
+    finally:
+        server.terminate()
     base = rows[0][1]
     print(f"{args.requests} requests, {args.delay:.2f} s server latency each")
     print(f"{'workers':>8} {'wall s':>8} {'speedup':>8}")

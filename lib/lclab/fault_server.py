@@ -100,3 +100,16 @@ class FaultServer:
                 self._send(200, json.dumps(server._completion(body)).encode())
 
         return Handler
+
+
+if __name__ == "__main__":
+    # Serve from its own process (benchmarks do this, so the server's work does not
+    # compete with the client for one interpreter): prints the base URL, then serves.
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m lclab.fault_server")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds added to every request")
+    args = parser.parse_args()
+    with FaultServer(delay=args.delay) as server:
+        print(server.base_url, flush=True)
+        threading.Event().wait()
