@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from .paths import PARAMS, REPO, RESULTS
+from . import paths
+from .paths import PARAMS, REPO
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     timings, failed = [], []
     for nb, params in plans:
-        output = RESULTS / "notebooks" / args.profile / nb.name
+        output = paths.RESULTS / "notebooks" / args.profile / nb.name
         print(f"== {nb.name}  {params}", flush=True)
         try:
             seconds = execute(nb, params, output)
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         timings.append((nb.name, seconds))
         print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
-    summary = RESULTS / "notebooks" / args.profile / "timings.tsv"
+    summary = paths.RESULTS / "notebooks" / args.profile / "timings.tsv"
     summary.parent.mkdir(parents=True, exist_ok=True)
     summary.write_text("".join(f"{name}\t{sec:.1f}\n" for name, sec in timings))
     print("\n".join(f"{name:40s} {sec:8.0f} s" for name, sec in timings))

@@ -9,14 +9,14 @@ from typing import Iterable
 
 import pandas as pd
 
-from .paths import RESULTS
+from . import paths
 
 
 def run_dir(experiment: str, run_name: str) -> Path:
     """results/<experiment>/<run_name>/, created on demand."""
     if not run_name or "/" in run_name or run_name.startswith("."):
         raise ValueError(f"run_name {run_name!r} must be a plain folder name")
-    path = RESULTS / experiment / run_name
+    path = paths.RESULTS / experiment / run_name  # looked up per call: tests redirect it
     path.mkdir(parents=True, exist_ok=True)
     return path
 
