@@ -58,6 +58,20 @@ def _normalize_logprobs(content) -> list[dict]:
     ]
 
 
+def _chat_kwargs(messages: list[dict], settings: Settings, schema_format) -> dict:
+    """Chat-completion arguments shared by both backends; `schema_format` maps a JSON
+    schema to the backend's own response_format dialect."""
+    kwargs = dict(messages=messages, temperature=settings.temperature,
+                  max_tokens=settings.max_tokens, seed=settings.seed)
+    if settings.response_format == "json":
+        kwargs["response_format"] = {"type": "json_object"}
+    elif isinstance(settings.response_format, dict):
+        kwargs["response_format"] = schema_format(settings.response_format)
+    if settings.logprobs:
+        kwargs.update(logprobs=True, top_logprobs=settings.top_logprobs)
+    return kwargs
+
+
 class LocalBackend:
     """llama-cpp-python in the same process. One Llama per (file, logits_all), calls serialized."""
 
@@ -129,18 +143,9 @@ class LocalBackend:
                 f"context window n_ctx={self.n_ctx} of {self.path.name}: lower the context budget, "
                 "or raise LCLAB_N_CTX (Qwen2.5-Coder models hold up to 32768)"
             )
-        kwargs = dict(
-            messages=messages,
-            temperature=settings.temperature,
-            max_tokens=settings.max_tokens,
-            seed=settings.seed,
-        )
-        if settings.response_format == "json":
-            kwargs["response_format"] = {"type": "json_object"}
-        elif isinstance(settings.response_format, dict):
-            kwargs["response_format"] = {"type": "json_object", "schema": settings.response_format}
-        if settings.logprobs:
-            kwargs.update(logprobs=True, top_logprobs=settings.top_logprobs)
+        # llama-cpp-python takes a schema inside a json_object response format.
+        kwargs = _chat_kwargs(messages, settings,
+                              lambda schema: {"type": "json_object", "schema": schema})
         llama, lock = self._llama(logits_all=settings.logprobs)
         with lock:
             try:
@@ -199,22 +204,9 @@ class OpenAIBackend:
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         import openai
 
-        kwargs = dict(
-            model=self.spec.model,
-            messages=messages,
-            temperature=settings.temperature,
-            max_tokens=settings.max_tokens,
-            seed=settings.seed,
-        )
-        if settings.response_format == "json":
-            kwargs["response_format"] = {"type": "json_object"}
-        elif isinstance(settings.response_format, dict):
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": settings.response_format},
-            }
-        if settings.logprobs:
-            kwargs.update(logprobs=True, top_logprobs=settings.top_logprobs)
+        kwargs = _chat_kwargs(messages, settings, lambda schema: {
+            "type": "json_schema", "json_schema": {"name": "reply", "schema": schema}})
+        kwargs["model"] = self.spec.model
         try:
             resp = self._client.chat.completions.create(**kwargs, timeout=timeout)
         except openai.APITimeoutError as err:

@@ -150,7 +150,10 @@ def describe(run: dict) -> str:
         lines.append(f"{len(run['skipped_files'])} corpus files skipped: "
                      + "; ".join(f"{n} ({r})" for n, r in run["skipped_files"]))
     items = run["items"]
-    if len(items):
+    failed = int(items["error"].notna().sum()) if "error" in items else 0
+    if failed:
+        lines.append(f"{failed} items failed (see the error table below); a rerun retries them")
+    if "prompt_tokens" in items and items["prompt_tokens"].notna().any():
         lines.append(f"documents per context: {items['n_documents'].min()}-{items['n_documents'].max()}; "
                      f"prompt tokens: {items['prompt_tokens'].min():.0f}-{items['prompt_tokens'].max():.0f}")
     return "\n".join(lines)
