@@ -44,6 +44,18 @@ def test_fill_budget_stays_within_budget_at_every_depth():
         assert all(used + words(d.text) + 2 > budget for d in rest)
 
 
+def test_fill_budget_charges_the_chat_template_once():
+    # A whole-prompt counter that adds a 30-token chat template to anything it counts.
+    templated = lambda text: words(text) + 30  # noqa: E731
+    answer, pool = doc(0), [doc(i, n_words=10) for i in range(1, 20)]
+    budget = 200
+    fair = fill_budget(answer, pool, "What?", budget, templated, count_text=words)
+    overpriced = fill_budget(answer, pool, "What?", budget, templated)
+    full = templated(answer_prompt([answer, *fair], "What?"))
+    assert full <= budget and full + 12 > budget  # filled to within one document
+    assert len(fair) > len(overpriced)
+
+
 def test_budget_smaller_than_answer_document_is_a_clear_error():
     with pytest.raises(ValueError, match="smaller than the answer document 'd0'"):
         fill_budget(doc(0, n_words=50), [doc(1)], "What?", 30, words)

@@ -52,13 +52,18 @@ def fill_budget(
     question: str,
     budget_tokens: int,
     count_tokens: Callable[[str], int],
+    count_text: Callable[[str], int] | None = None,
 ) -> list[Document]:
     """Take candidates in order while the whole answer prompt stays within `budget_tokens`.
 
     `count_tokens` counts a whole prompt (the sweep passes one that includes the
-    chat template). Documents are costed one by one (plus the separator) and the
-    final prompt is counted exactly, so the budget is never exceeded at any depth.
+    chat template); `count_text` counts a bare fragment (defaults to
+    `count_tokens`). Documents are costed one by one with `count_text`, since a
+    whole-prompt counter would charge each of them the chat template again, and
+    the final prompt is counted exactly with `count_tokens`, so the budget is
+    never exceeded at any depth.
     """
+    count_text = count_text or count_tokens
     base = count_tokens(answer_prompt([answer], question))
     if base > budget_tokens:
         raise ValueError(
@@ -68,7 +73,7 @@ def fill_budget(
         )
     chosen, used = [], base
     for doc in candidates:
-        cost = count_tokens("\n\n" + render("document", index=len(chosen) + 1, text=doc.text))
+        cost = count_text("\n\n" + render("document", index=len(chosen) + 1, text=doc.text))
         if used + cost > budget_tokens:
             continue  # a shorter passage further down may still fit
         chosen.append(doc)

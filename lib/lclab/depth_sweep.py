@@ -14,7 +14,7 @@ import pandas as pd
 
 from .context import answer_prompt, candidate_distractors, fill_budget, place_at_depth
 from .corpus import load_corpus, passages
-from .gateway import complete, count_prompt_tokens, tokenizer_name
+from .gateway import complete, count_prompt_tokens, count_tokens, tokenizer_name
 from .judge import judge_correct, string_match
 from .parallel import map_items
 from .qa import read_qa_file, validated_pairs
@@ -39,7 +39,7 @@ class Trial:
 
 
 def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list[int], seed: int,
-                 count) -> list[Trial]:
+                 count, count_text=None) -> list[Trial]:
     """Every (QA pair, budget, depth) prompt, in an order that lets llama.cpp reuse prompt prefixes.
 
     Within a (pair, budget) group the deepest placement comes first: the next,
@@ -53,7 +53,7 @@ def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list
         rng = random.Random(f"{seed}:{row.qa_id}")
         candidates = candidate_distractors(answer, pool, row.answer, rng)
         for budget in context_tokens:
-            distractors = fill_budget(answer, candidates, row.question, budget, count)
+            distractors = fill_budget(answer, candidates, row.question, budget, count, count_text)
             for depth in sorted(depths, reverse=True):
                 docs = place_at_depth(answer, distractors, depth)
                 trials.append(Trial(row.qa_id, row.doc_id, row.question, row.answer, budget, depth,
@@ -84,7 +84,8 @@ def run_depth_sweep(
     qa = validated_pairs(qa_file, {p.id: p for p in pool}).head(n_qa)
     # The budget covers the whole prompt as the model reads it, chat template included.
     count = lambda text: count_prompt_tokens(model, text)  # noqa: E731
-    trials = build_trials(qa, pool, context_tokens, depths, seed, count)
+    count_text = lambda text: count_tokens(model, text)  # noqa: E731
+    trials = build_trials(qa, pool, context_tokens, depths, seed, count, count_text)
     done = log.done()
     pending = [t for t in trials if (t.qa_id, t.context_tokens, t.depth) not in done]
 
