@@ -214,8 +214,8 @@ def chroma_index(name: str, embedder: Embedder, directory=None, url: str | None 
         parts = urlsplit(url)
         if not parts.hostname or not parts.port:
             raise ValueError(f"Chroma server address {url!r} must look like chroma://HOST:PORT")
-        client = chromadb.HttpClient(host=parts.hostname, port=parts.port, settings=_chroma_settings())
-        try:
+        try:  # the client connects as it is made
+            client = chromadb.HttpClient(host=parts.hostname, port=parts.port, settings=_chroma_settings())
             client.heartbeat()
         except Exception as err:  # noqa: BLE001  (re-raised with what to do)
             raise StoreNotConfiguredError(
