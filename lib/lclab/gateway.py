@@ -44,6 +44,9 @@ class Completion:
     cached: bool
     finish_reason: str | None
     model: str
+    # Latency of the call that produced this reply, kept in the cache, so the cost
+    # side of an experiment reads the same on a warm rerun (None in old entries).
+    call_latency_s: float | None = None
 
 
 _backends: dict[str, Any] = {}
@@ -176,6 +179,7 @@ def complete(
     finally:
         ACCOUNTING.span(stage, started)
 
+    latency = time.perf_counter() - started
     value = {
         "text": reply.text,
         "json": parsed,
@@ -183,6 +187,7 @@ def complete(
         "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens,
         "finish_reason": reply.finish_reason,
+        "call_latency_s": round(latency, 3),
     }
     cache.put(request, value)  # only validated successes reach this line
-    return Completion(**value, latency_s=time.perf_counter() - started, cached=False, model=model)
+    return Completion(**value, latency_s=latency, cached=False, model=model)
