@@ -53,3 +53,40 @@ def test_qa_generation_smoke_run_writes_a_review_file(outputs):
     review = pd.read_csv(outputs / "results" / "qa" / "smoke" / "qa_review.csv", keep_default_na=False)
     assert len(review) == 2
     assert (review["question"].str.len() > 0).all() and (review["validated"] == "").all()
+
+
+def test_context_vs_rag_smoke_run_compares_both_methods_on_the_same_sets(outputs):
+    run("02_context_vs_rag", outputs)
+    out = outputs / "results" / "context_vs_rag" / "smoke"
+    items = pd.read_json(out / "items.jsonl", lines=True)
+    assert len(items) == 2 * 2 * 2  # n_qa x noise levels x methods
+    assert set(items["method"]) == {"long_context", "rag"}
+    assert items["response"].notna().all() and items["prompt_tokens"].notna().all()
+    rag = items[items["method"] == "rag"]
+    assert rag["retrieved"].map(len).between(1, 2).all()  # top_k = 2 from the set's own collection
+    assert (rag["answer_doc_retrieved"] == True).all()  # noqa: E712  (noise 0: only the answer's chunks exist)  # fmt: skip
+    full = items[(items["noise_pct"] == 100)]
+    assert (full["n_distractors"] >= 1).all()
+    lc = items[items["method"] == "long_context"].set_index(["qa_id", "noise_pct"])["prompt_tokens"]
+    assert (lc.xs(100, level="noise_pct") > lc.xs(0, level="noise_pct")).all()
+    assert (lc <= 800).all()
+    summary = pd.read_csv(out / "summary.csv")
+    assert {"judge_acc", "judge_lo", "match_acc", "prompt_tokens", "answer_s"} <= set(summary.columns)
+    assert (outputs / "figures" / "context_vs_rag_smoke.png").stat().st_size > 10_000
+
+
+def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
+    run("06_rag_validation", outputs)
+    out = outputs / "results" / "rag_validation" / "smoke"
+    items = pd.read_json(out / "items.jsonl", lines=True)
+    assert set(items["set"]) == {"single", "multi"}
+    assert (items[items["set"] == "multi"]["relevant_chunks"].map(len) == 3).all()
+    assert items["retrieved"].map(len).eq(5).all()  # max_k = 5
+    curves = pd.read_csv(out / "retrieval_curves.csv")
+    assert sorted(curves["k"].unique()) == [1, 2, 3, 4, 5]
+    for _, g in curves.groupby("set"):  # recall can only grow with k
+        assert g.sort_values("k")["recall"].is_monotonic_increasing
+    quality = pd.read_csv(out / "answer_quality.csv")
+    assert set(quality["measure"]) == {"answer equals reference (judge)", "answer relevance",
+                                       "faithfulness to retrieved chunks"}
+    assert (outputs / "figures" / "rag_validation_smoke.png").stat().st_size > 10_000

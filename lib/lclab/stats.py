@@ -40,3 +40,20 @@ def proportion_summary(df: pd.DataFrame, by: list[str], column: str, prefix: str
             f"{prefix}_missing": int(group[column].isna().sum()),
         })
     return pd.DataFrame(rows)
+
+
+def bootstrap_mean_ci(values, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval for a mean; (nan, nan) for no values, (v, v) for one.
+
+    Used for means of non-binary scores (recall with three reference chunks,
+    nDCG) where a binomial interval does not apply; seeded, so it reproduces.
+    """
+    import numpy as np
+
+    values = np.asarray([v for v in values if v is not None and not pd.isna(v)], dtype=float)
+    if len(values) == 0:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
+    alpha = (1 - level) / 2
+    return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
