@@ -2,7 +2,8 @@ import subprocess
 
 import pytest
 
-from lclab.notebooks import NOTEBOOKS, UnknownParameterError, execute, local_models_needed, parameters_for
+from lclab.notebooks import (NOTEBOOKS, UnknownParameterError, declared_parameters, execute, local_models_needed,
+                             parameters_for)
 from lclab.paths import REPO
 
 SWEEP = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
@@ -41,3 +42,16 @@ def test_run_all_rejects_bad_options_with_usage(args, message):
     result = subprocess.run([str(REPO / "run_all.sh"), *args], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("notebook", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_papermill_sees_every_parameter_a_notebook_declares(notebook):
+    # papermill silently drops a parameter line it cannot parse (an "=" inside a
+    # comment is enough), and a profile setting it would then be refused as unknown.
+    import re
+
+    import nbformat
+
+    cell = next(c for c in nbformat.read(notebook, 4).cells if "parameters" in c.metadata.get("tags", []))
+    assigned = set(re.findall(r"^(\w+)\s*=", cell.source, flags=re.M))
+    assert assigned == set(declared_parameters(notebook))

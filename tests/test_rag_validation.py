@@ -1,0 +1,95 @@
+"""RAG validation's bookkeeping: curves from stored rankings, the reviewed multi-chunk file (no model needed)."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from lclab.chunking import Chunk, Chunker
+from lclab.corpus import load_corpus
+from lclab.multi_chunk_qa import read_multi_chunk_file
+from lclab.qa import passage_sha1
+from lclab.rag_validation import answer_quality, headline, retrieval_curves
+from lclab.stats import bootstrap_mean_ci
+
+ITEMS = pd.DataFrame([
+    {"qa_id": "s1", "set": "single", "relevant_chunks": ["a"], "retrieved": ["a", "b", "c"], "judge_correct": True,
+     "relevant": True, "faithful": True},
+    {"qa_id": "s2", "set": "single", "relevant_chunks": ["z"], "retrieved": ["b", "z", "c"], "judge_correct": False,
+     "relevant": True, "faithful": None},
+    {"qa_id": "m1", "set": "multi", "relevant_chunks": ["a", "b", "c"], "retrieved": ["a", "x", "c"],
+     "judge_correct": True, "relevant": False, "faithful": True},
+])
+
+
+def test_curves_average_per_set_and_k():
+    curves = retrieval_curves(ITEMS, 3).set_index(["set", "k"])
+    assert curves.loc[("single", 1), "recall"] == 0.5  # s1 hit at rank 1, s2 at rank 2
+    assert curves.loc[("single", 2), "recall"] == 1.0
+    assert curves.loc[("single", 1), "precision"] == 0.5
+    assert curves.loc[("multi", 3), "precision"] == pytest.approx(2 / 3)
+    assert curves.loc[("multi", 3), "f1"] == pytest.approx(2 / 3)
+    assert curves.loc[("single", 2), "mrr"] == pytest.approx((1 + 1 / 2) / 2)
+
+
+def test_headline_has_the_seed_numbers():
+    h = headline(retrieval_curves(ITEMS, 3)).set_index(["set", "metric"])["value"]
+    assert h[("single", "recall@1")] == 0.5 and h[("single", "precision@1")] == 0.5
+    assert h[("multi", "recall@3")] == pytest.approx(2 / 3) and h[("multi", "F1@3")] == pytest.approx(2 / 3)
+
+
+def test_answer_quality_leaves_unscored_judgments_out():
+    q = answer_quality(ITEMS).set_index(["set", "measure"])
+    faithful = q.loc[("single", "faithfulness to retrieved chunks")]
+    assert (faithful["n"], faithful["rate"], faithful["unscored"]) == (1, 1.0, 1)
+
+
+def test_bootstrap_interval_brackets_the_mean_and_reproduces():
+    values = [0, 1 / 3, 2 / 3, 1, 1, 2 / 3]
+    lo, hi = bootstrap_mean_ci(values)
+    assert lo < sum(values) / len(values) < hi
+    assert (lo, hi) == bootstrap_mean_ci(values)
+    assert bootstrap_mean_ci([0.5]) == (0.5, 0.5)
+    assert all(math.isnan(x) for x in bootstrap_mean_ci([None]))
+
+
+@pytest.fixture(scope="module")
+def chunks():
+    return Chunker(200).split(load_corpus().documents)
+
+
+def test_the_shipped_multi_chunk_set_matches_the_corpus(chunks):
+    df = read_multi_chunk_file("data/multi_chunk_qa/qa.csv", chunks, Chunker(200))
+    assert len(df) >= 8 and (df["relevant"].map(len) == 3).all()
+    by_id = {c.chunk_id: c for c in chunks}
+    for ids in df["relevant"]:  # three consecutive chunks of one essay
+        docs = {by_id[i].doc_id for i in ids}
+        positions = [by_id[i].position for i in ids]
+        assert len(docs) == 1 and positions == list(range(positions[0], positions[0] + 3))
+
+
+def write(tmp_path, rows):
+    path = tmp_path / "qa.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def row(chunks, ids, **over):
+    by_id = {c.chunk_id: c for c in chunks}
+    base = {"qa_id": "m-x", "chunker": "t200o0", "chunk_ids": ";".join(ids),
+            "chunk_sha1s": ";".join(passage_sha1(by_id[i].text) for i in ids), "question": "Q?", "answer": "A.",
+            "validated": "yes", "review_note": ""}
+    return {**base, **over}
+
+
+def test_multi_chunk_rows_need_exactly_three_current_chunks(tmp_path, chunks):
+    ids = [c.chunk_id for c in chunks[:3]]
+    with pytest.raises(ValueError, match="exactly 3 reference chunks, has 2"):
+        read_multi_chunk_file(write(tmp_path, [row(chunks, ids[:2])]), chunks, Chunker(200))
+    stale = row(chunks, ids, chunk_sha1s="000000000000;000000000000;000000000000")
+    with pytest.raises(ValueError, match="no longer match the corpus"):
+        read_multi_chunk_file(write(tmp_path, [stale]), chunks, Chunker(200))
+    with pytest.raises(ValueError, match="made with chunker t200o0, this run chunks as c2000o0"):
+        read_multi_chunk_file(write(tmp_path, [row(chunks, ids)]), chunks, Chunker(2000, "chars"))
+    with pytest.raises(ValueError, match="has not been reviewed"):
+        read_multi_chunk_file(write(tmp_path, [row(chunks, ids, validated="")]), chunks, Chunker(200))
