@@ -28,12 +28,12 @@ from .gateway import complete, count_prompt_tokens, count_tokens, tokenizer_name
 from .judge import judge_correct, string_match
 from .parallel import map_items
 from .qa import read_qa_file, validated_pairs
-from .runs import ItemLog, run_dir
+from .runs import ItemLog, fingerprint, run_dir
 from .stats import proportion_summary
 from .vectorstores import index_name, open_index
 
 EXPERIMENT = "context_vs_rag"
-KEY = ("qa_id", "noise_pct", "method")
+KEY = ("qa_id", "noise_pct", "method", "fingerprint")
 METHODS = ("long_context", "rag")
 
 
@@ -115,8 +115,17 @@ def run_context_vs_rag(
     count_text = lambda text: count_tokens(model, text)  # noqa: E731
     sets = build_sets(qa, pool, context_tokens, noise_levels, seed, count, count_text)
     chunker = Chunker(chunk_tokens, "tokens")
+    settings = (model, judge_model, max_answer_tokens)
+    rag_settings = (store, embedder, chunker.name, top_k)
+
+    def key(trial) -> tuple:
+        s, m = trial
+        made_with = [settings, [d.id for d in s.docs], s.question] + ([rag_settings] if m == "rag" else [])
+        return (s.qa_id, s.noise_pct, m, fingerprint(*made_with))
+
     done = log.done()
-    trials = [(s, m) for s in sets for m in METHODS if (s.qa_id, s.noise_pct, m) not in done]
+    all_trials = [(s, m) for s in sets for m in METHODS]
+    trials = [t for t in all_trials if key(t) not in done]
 
     def prepare(trial) -> dict:
         doc_set, method = trial
@@ -136,6 +145,7 @@ def run_context_vs_rag(
         prep = outcome.item
         doc_set, method = prep.item
         row = {"qa_id": doc_set.qa_id, "noise_pct": doc_set.noise_pct, "method": method,
+               "fingerprint": key(prep.item)[-1],
                "n_distractors": doc_set.n_distractors, "question": doc_set.question, "gold": doc_set.gold,
                "model": model, "judge_model": judge_model}
         retrieved = prep.value["retrieved"] if prep.ok else None
@@ -157,8 +167,8 @@ def run_context_vs_rag(
 
     map_items(judge_and_log, answers, max_workers, desc="judge")
     items = log.latest()
-    wanted = {(s.qa_id, s.noise_pct) for s in sets}
-    items = items[[(q, n) in wanted for q, n in zip(items["qa_id"], items["noise_pct"])]].reset_index(drop=True)
+    current = {key(t) for t in all_trials}
+    items = items[[tuple(r) in current for r in items[list(KEY)].itertuples(index=False)]].reset_index(drop=True)
     summary = summarize(items)
     summary.to_csv(out_dir / "summary.csv", index=False)
     return {"items": items, "summary": summary, "dir": out_dir, "n_qa": len(qa), "n_sets": len(sets),

@@ -18,11 +18,11 @@ from .gateway import complete, count_prompt_tokens, count_tokens, tokenizer_name
 from .judge import judge_correct, string_match
 from .parallel import map_items
 from .qa import read_qa_file, validated_pairs
-from .runs import ItemLog, run_dir
+from .runs import ItemLog, fingerprint, run_dir
 from .stats import proportion_summary
 
 EXPERIMENT = "depth_sweep"
-KEY = ("qa_id", "context_tokens", "depth")
+KEY = ("qa_id", "context_tokens", "depth", "fingerprint")
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,10 @@ def run_depth_sweep(
     count = lambda text: count_prompt_tokens(model, text)  # noqa: E731
     count_text = lambda text: count_tokens(model, text)  # noqa: E731
     trials = build_trials(qa, pool, context_tokens, depths, seed, count, count_text)
+    key = lambda t: (t.qa_id, t.context_tokens, t.depth,  # noqa: E731
+                     fingerprint(model, judge_model, max_answer_tokens, t.prompt))
     done = log.done()
-    pending = [t for t in trials if (t.qa_id, t.context_tokens, t.depth) not in done]
+    pending = [t for t in trials if key(t) not in done]
 
     # Answers first, all of them, in prefix-sharing order; judging afterwards, so
     # judge prompts do not evict the shared documents from llama.cpp's KV cache.
@@ -99,6 +101,7 @@ def run_depth_sweep(
         t = outcome.item
         row = {k: getattr(t, k) for k in ("qa_id", "doc_id", "context_tokens", "depth", "n_documents",
                                           "position", "question", "gold")}
+        row["fingerprint"] = key(t)[-1]
         row.update(model=model, judge_model=judge_model)
         if not outcome.ok:
             row.update(response=None, error=f"answer: {outcome.error}", judge_correct=None,
@@ -115,8 +118,8 @@ def run_depth_sweep(
 
     map_items(judge_and_log, answers, max_workers, desc="judge")
     items = log.latest()
-    items = items[items["qa_id"].isin(set(qa["qa_id"])) & items["context_tokens"].isin(context_tokens)
-                  & items["depth"].isin(depths)].reset_index(drop=True)
+    current = {key(t) for t in trials}
+    items = items[[tuple(r) in current for r in items[list(KEY)].itertuples(index=False)]].reset_index(drop=True)
     summary = summarize(items)
     summary.to_csv(out_dir / "summary.csv", index=False)
     return {

@@ -26,12 +26,12 @@ from .parallel import map_items
 from .prompts import render
 from .qa import generate_pair, sample_passages
 from .retrieval_metrics import METRICS
-from .runs import ItemLog, run_dir
+from .runs import ItemLog, fingerprint, run_dir
 from .stats import bootstrap_mean_ci, proportion_summary
 from .vectorstores import index_name, open_index
 
 EXPERIMENT = "rag_validation"
-KEY = ("qa_id",)
+KEY = ("qa_id", "fingerprint")
 QUALITY = {"judge_correct": "answer equals reference (judge)", "relevant": "answer relevance",
            "faithful": "faithfulness to retrieved chunks"}
 
@@ -102,8 +102,11 @@ def run_rag_validation(
     questions = pd.concat([single[["qa_id", "set", "question", "answer", "relevant"]],
                            multi[["qa_id", "set", "question", "answer", "relevant"]]], ignore_index=True)
 
+    settings = (model, judge_model, store, emb.spec, chunker.name, max_k, answer_k, max_answer_tokens)
+    key = lambda q: (q.qa_id, fingerprint(settings, q.question, q.answer, list(q.relevant)))  # noqa: E731
     done = log.done()
-    pending = [q for q in questions.itertuples(index=False) if (q.qa_id,) not in done]
+    all_questions = list(questions.itertuples(index=False))
+    pending = [q for q in all_questions if key(q) not in done]
 
     def answer(q):
         hits = index.search(q.question, max_k)
@@ -116,7 +119,7 @@ def run_rag_validation(
 
     def judge_and_log(outcome) -> dict:
         q = outcome.item
-        row = {"qa_id": q.qa_id, "set": q.set, "question": q.question, "reference": q.answer,
+        row = {"qa_id": q.qa_id, "fingerprint": key(q)[1], "set": q.set, "question": q.question, "reference": q.answer,
                "relevant_chunks": list(q.relevant), "model": model, "judge_model": judge_model}
         if not outcome.ok:
             row.update(error=f"retrieve/answer: {outcome.error}")
@@ -136,7 +139,8 @@ def run_rag_validation(
 
     map_items(judge_and_log, answers, max_workers, desc="judge")
     items = log.latest()
-    items = items[items["qa_id"].isin(set(questions["qa_id"]))].reset_index(drop=True)
+    current = {key(q) for q in all_questions}
+    items = items[[tuple(r) in current for r in items[list(KEY)].itertuples(index=False)]].reset_index(drop=True)
     curves = retrieval_curves(items, max_k)
     quality = answer_quality(items)
     curves.to_csv(out_dir / "retrieval_curves.csv", index=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from pathlib import Path
@@ -21,6 +22,16 @@ def run_dir(experiment: str, run_name: str) -> Path:
     return path
 
 
+def fingerprint(*parts) -> str:
+    """A short hash of everything that determines an item's result (prompt, models, settings).
+
+    It is part of each item's key, so a rerun with changed settings under the
+    same run_name redoes the items instead of resuming rows made another way.
+    """
+    canonical = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:12]
+
+
 class ItemLog:
     """An append-only JSONL file of result rows, each identified by a tuple of key columns.
 
@@ -34,7 +45,7 @@ class ItemLog:
         self._lock = threading.Lock()
 
     def _key(self, row: dict) -> tuple:
-        return tuple(row[k] for k in self.key)
+        return tuple(row.get(k) for k in self.key)  # rows from before a key column existed match nothing
 
     def rows(self) -> list[dict]:
         if not self.path.exists():
