@@ -3,6 +3,10 @@ never read each other's cached replies and never touch the committed figures."""
 
 from __future__ import annotations
 
+import socket
+import time
+
+import httpx
 import pytest
 
 from lclab import paths
@@ -22,3 +26,24 @@ def isolated(tmp_path, monkeypatch):
     ACCOUNTING.reset()
     yield
     ACCOUNTING.reset()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_http(proc, url: str, log_path, name: str, timeout: float) -> None:
+    """Poll `url` until it answers 200; fail with the server's log if it exits or stays silent."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"{name} exited: {log_path.read_text()[-2000:]}")
+        try:
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.3)
+    proc.kill()
+    pytest.fail(f"{name} did not start within {timeout:.0f} s")

@@ -1,23 +1,15 @@
 """The OpenAI code path against a real OpenAI-compatible server: llama.cpp's, on loopback, with the 0.5B model."""
 
-import socket
 import subprocess
 import sys
-import time
 
-import httpx
 import pytest
 
+from conftest import free_port, wait_for_http
 from lclab import gateway
 from lclab.local_models import ensure_model
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -32,18 +24,7 @@ def server(tmp_path_factory):
          "--host", "127.0.0.1", "--port", str(port)],
         stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited: {log_path.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{base_url}/models", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("llama_cpp.server did not start within 120 s")
+    wait_for_http(proc, f"{base_url}/models", log_path, "llama_cpp.server", 120)
     yield base_url
     proc.terminate()
     proc.wait(timeout=30)

@@ -4,7 +4,6 @@ embedded and as a server on loopback. Elasticsearch and Pinecone run only where 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 import tiktoken
 
+from conftest import free_port, wait_for_http
 from lclab.accounting import ACCOUNTING
 from lclab.chunking import Chunk, Chunker
 from lclab.corpus import Document, load_corpus
@@ -180,12 +180,6 @@ def test_index_names_suit_every_store():
     assert len(long) == 45 and long != index_name("x" * 81)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("chroma-server")
@@ -195,20 +189,7 @@ def chroma_server(tmp_path_factory):
     proc = subprocess.Popen([str(chroma), "run", "--path", str(folder / "db"), "--host", "127.0.0.1",
                              "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
-    import httpx
-
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"chroma run exited: {(folder / 'server.log').read_text()[-2000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("chroma run did not start within 60 s")
+    wait_for_http(proc, f"http://127.0.0.1:{port}/api/v2/heartbeat", folder / "server.log", "chroma run", 60)
     yield f"chroma://127.0.0.1:{port}"
     proc.terminate()
     proc.wait(timeout=30)

@@ -22,13 +22,13 @@ import pandas as pd
 
 from .chunking import Chunker
 from .context import answer_prompt, candidate_distractors, fill_budget
-from .corpus import Document, load_corpus, passages
+from .corpus import Document
 from .embeddings import get_embedder
-from .gateway import complete, count_prompt_tokens, count_tokens, tokenizer_name
+from .gateway import budget_counters, complete, tokenizer_name
 from .judge import judge_correct, string_match
 from .parallel import map_items
-from .qa import read_qa_file, validated_pairs
-from .runs import ItemLog, fingerprint, run_dir
+from .qa import load_validated
+from .runs import ItemLog, fingerprint, problem_lines, run_dir
 from .stats import proportion_summary
 from .vectorstores import index_name, open_index
 
@@ -107,12 +107,8 @@ def run_context_vs_rag(
 ) -> dict:
     out_dir = run_dir(EXPERIMENT, run_name)
     log = ItemLog(out_dir / "items.jsonl", KEY)
-    loaded = load_corpus(corpus)
-    qa_file = read_qa_file(qa_path)
-    pool = passages(loaded, int(qa_file["passage_chars"].iloc[0]))
-    qa = validated_pairs(qa_file, {p.id: p for p in pool}).head(n_qa)
-    count = lambda text: count_prompt_tokens(model, text)  # noqa: E731
-    count_text = lambda text: count_tokens(model, text)  # noqa: E731
+    loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
+    count, count_text = budget_counters(model)
     sets = build_sets(qa, pool, context_tokens, noise_levels, seed, count, count_text)
     chunker = Chunker(chunk_tokens, "tokens")
     settings = (model, judge_model, max_answer_tokens)
@@ -203,11 +199,6 @@ def describe(run: dict) -> str:
         f"({run['n_resumed']} answers already done in {run['dir'] / 'items.jsonl'}, resumed)",
         f"context budget {run['context_tokens']} tokens ({run['tokenizer']}); {run['passages']} passages in the corpus",
     ]
-    if run["skipped_files"]:
-        lines.append(f"{len(run['skipped_files'])} corpus files skipped: "
-                     + "; ".join(f"{n} ({r})" for n, r in run["skipped_files"]))
     items = run["items"]
-    failed = int(items["error"].notna().sum()) if "error" in items else 0
-    if failed:
-        lines.append(f"{failed} items failed (see the error table below); a rerun retries them")
+    lines += problem_lines(run["skipped_files"], items)
     return "\n".join(lines)

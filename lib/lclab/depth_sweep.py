@@ -13,12 +13,11 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .context import answer_prompt, candidate_distractors, fill_budget, place_at_depth
-from .corpus import load_corpus, passages
-from .gateway import complete, count_prompt_tokens, count_tokens, tokenizer_name
+from .gateway import budget_counters, complete, tokenizer_name
 from .judge import judge_correct, string_match
 from .parallel import map_items
-from .qa import read_qa_file, validated_pairs
-from .runs import ItemLog, fingerprint, run_dir
+from .qa import load_validated
+from .runs import ItemLog, fingerprint, problem_lines, run_dir
 from .stats import proportion_summary
 
 EXPERIMENT = "depth_sweep"
@@ -77,14 +76,8 @@ def run_depth_sweep(
     """Run (or resume) the sweep; returns items, summary and where things were written."""
     out_dir = run_dir(EXPERIMENT, run_name)
     log = ItemLog(out_dir / "items.jsonl", KEY)
-    loaded = load_corpus(corpus)
-    qa_file = read_qa_file(qa_path)
-    # Passages are cut the way they were when the QA pairs were made.
-    pool = passages(loaded, int(qa_file["passage_chars"].iloc[0]))
-    qa = validated_pairs(qa_file, {p.id: p for p in pool}).head(n_qa)
-    # The budget covers the whole prompt as the model reads it, chat template included.
-    count = lambda text: count_prompt_tokens(model, text)  # noqa: E731
-    count_text = lambda text: count_tokens(model, text)  # noqa: E731
+    loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
+    count, count_text = budget_counters(model)
     trials = build_trials(qa, pool, context_tokens, depths, seed, count, count_text)
     key = lambda t: (t.qa_id, t.context_tokens, t.depth,  # noqa: E731
                      fingerprint(model, judge_model, max_answer_tokens, t.prompt))
@@ -150,13 +143,8 @@ def describe(run: dict) -> str:
         f"({run['n_resumed']} already done in {run['dir'] / 'items.jsonl'}, resumed)",
         f"{run['passages']} passages in the corpus; tokens counted with the {run['tokenizer']}",
     ]
-    if run["skipped_files"]:
-        lines.append(f"{len(run['skipped_files'])} corpus files skipped: "
-                     + "; ".join(f"{n} ({r})" for n, r in run["skipped_files"]))
     items = run["items"]
-    failed = int(items["error"].notna().sum()) if "error" in items else 0
-    if failed:
-        lines.append(f"{failed} items failed (see the error table below); a rerun retries them")
+    lines += problem_lines(run["skipped_files"], items)
     if "prompt_tokens" in items and items["prompt_tokens"].notna().any():
         lines.append(f"documents per context: {items['n_documents'].min()}-{items['n_documents'].max()}; "
                      f"prompt tokens: {items['prompt_tokens'].min():.0f}-{items['prompt_tokens'].max():.0f}")

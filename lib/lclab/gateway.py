@@ -71,6 +71,15 @@ def count_prompt_tokens(model: str, prompt: str | Messages, system: str | None =
     return backend_for(model).count_prompt_tokens(_as_messages(prompt, system))
 
 
+def budget_counters(model: str):
+    """(whole prompt, bare text) token counters for filling a context budget.
+
+    The budget covers the prompt as the model reads it, chat template included;
+    documents are priced as bare text so the template is not charged per document.
+    """
+    return (lambda text: count_prompt_tokens(model, text)), (lambda text: count_tokens(model, text))
+
+
 def tokenizer_name(model: str) -> str:
     return backend_for(model).tokenizer_name
 

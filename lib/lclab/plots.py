@@ -12,6 +12,13 @@ import pandas as pd
 import seaborn as sns
 
 
+def _save(fig, path: Path):
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=130)
+    return fig
+
+
 def depth_figure(summary: pd.DataFrame, title: str, path: Path, prefix: str = "judge"):
     """Line plot with Wilson 95 % CI bars per context length; a heatmap when there are several lengths."""
     lengths = sorted(summary["context_tokens"].unique())
@@ -44,10 +51,7 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, prefix: str = "j
         ax.set_xlabel("depth of the answer document (%)")
         ax.set_ylabel("context tokens")
         ax.set_title(f"{title}\ncells: accuracy [95 % Wilson CI]")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130)
-    return fig
+    return _save(fig, path)
 
 
 METHOD_LABELS = {"long_context": "long context", "rag": "RAG (top-k chunks)"}
@@ -77,10 +81,7 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path):
         ax.set_xlabel("document set as a long context (prompt tokens)")
         ax.legend(loc="best")
     fig.suptitle(title)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130)
-    return fig
+    return _save(fig, path)
 
 
 SET_LABELS = {"single": "single-chunk questions (1 reference chunk)", "multi": "multi-chunk questions (3 reference chunks)"}
@@ -100,7 +101,4 @@ def retrieval_curves_figure(curves: pd.DataFrame, title: str, path: Path):
         ax.set_xticks(sorted(curves["k"].unique()))
     axes[0].legend(loc="lower right", fontsize=8)
     fig.suptitle(title)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=130)
-    return fig
+    return _save(fig, path)

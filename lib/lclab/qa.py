@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .corpus import Document
+from .corpus import Corpus, Document, load_corpus, passages
 from .gateway import complete
 from .parallel import map_items
 from .paths import repo_path
@@ -129,3 +129,11 @@ def validated_pairs(df: pd.DataFrame, passages_by_id: dict[str, Document], allow
         raise ValueError(f"{where}: the passages of {stale} no longer match the corpus "
                          "(different corpus, files or passage_chars); regenerate or re-review them")
     return df.reset_index(drop=True)
+
+
+def load_validated(corpus: str, qa_path: str, n_qa: int) -> tuple[Corpus, list[Document], pd.DataFrame]:
+    """The corpus, its passages cut the way the QA file's pairs were made, and the first n_qa validated pairs."""
+    loaded = load_corpus(corpus)
+    qa_file = read_qa_file(qa_path)
+    pool = passages(loaded, int(qa_file["passage_chars"].iloc[0]))
+    return loaded, pool, validated_pairs(qa_file, {p.id: p for p in pool}).head(n_qa)

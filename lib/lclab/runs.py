@@ -75,3 +75,15 @@ class ItemLog:
         for row in self.rows():
             latest[self._key(row)] = row
         return pd.DataFrame(list(latest.values()))
+
+
+def problem_lines(skipped_files: list[tuple[str, str]], items: pd.DataFrame) -> list[str]:
+    """The lines a run summary owes its reader: corpus files left out, and items that failed."""
+    lines = []
+    if skipped_files:
+        lines.append(f"{len(skipped_files)} corpus files skipped: "
+                     + "; ".join(f"{n} ({r})" for n, r in skipped_files))
+    failed = int(items["error"].notna().sum()) if "error" in items else 0
+    if failed:
+        lines.append(f"{failed} items failed (see the error table below); a rerun retries them")
+    return lines
