@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property
 
-from .errors import ContextLengthError, FatalError, RetryableError
+from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, RetryableError
 from .local_models import file_sha256, resolve_local
 from .retry import is_retryable_status, parse_retry_after
 from .specs import ModelSpec
@@ -159,7 +159,7 @@ class LocalBackend:
         if settings.logprobs:
             content = (choice.get("logprobs") or {}).get("content")
             if not content:
-                raise FatalError(f"{self.path.name} returned no logprobs although they were asked for")
+                raise LogprobsUnavailableError(f"{self.path.name} returned no logprobs although they were asked for")
             logprobs = _normalize_logprobs(content)
         return RawReply(
             text=choice["message"]["content"] or "",
@@ -226,7 +226,7 @@ class OpenAIBackend:
         if settings.logprobs:
             content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
             if not content:
-                raise FatalError(
+                raise LogprobsUnavailableError(
                     f"{self.spec.raw} at {self.base_url} returned no logprobs although they were "
                     "asked for: this endpoint or model does not support them"
                 )

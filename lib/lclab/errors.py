@@ -23,6 +23,10 @@ class ContextLengthError(FatalError):
     """The prompt does not fit the model's context window."""
 
 
+class LogprobsUnavailableError(FatalError):
+    """Logprobs were asked for, and the endpoint or model does not return them."""
+
+
 class MissingAPIKeyError(FatalError):
     """A remote model was asked for but its key is not in the environment."""
 
