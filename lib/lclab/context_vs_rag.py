@@ -162,9 +162,7 @@ def run_context_vs_rag(
         return row
 
     map_items(judge_and_log, answers, max_workers, desc="judge")
-    items = log.latest()
-    current = {key(t) for t in all_trials}
-    items = items[[tuple(r) in current for r in items[list(KEY)].itertuples(index=False)]].reset_index(drop=True)
+    items = log.latest({key(t) for t in all_trials})
     summary = summarize(items)
     summary.to_csv(out_dir / "summary.csv", index=False)
     return {"items": items, "summary": summary, "dir": out_dir, "n_qa": len(qa), "n_sets": len(sets),

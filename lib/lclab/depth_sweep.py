@@ -110,9 +110,7 @@ def run_depth_sweep(
         return row
 
     map_items(judge_and_log, answers, max_workers, desc="judge")
-    items = log.latest()
-    current = {key(t) for t in trials}
-    items = items[[tuple(r) in current for r in items[list(KEY)].itertuples(index=False)]].reset_index(drop=True)
+    items = log.latest({key(t) for t in trials})
     summary = summarize(items)
     summary.to_csv(out_dir / "summary.csv", index=False)
     return {

@@ -119,7 +119,7 @@ class SentenceTransformerEmbedder(Embedder):
         if not (folder / "config.json").exists() and not (folder / "modules.json").exists():
             raise FileNotFoundError(f"embedder {spec!r}: {folder} is not a sentence-transformers model folder")
 
-    @property
+    @cached_property
     def identity(self) -> dict:
         # The model's name and the weights' size tell models apart without hashing 90 MB.
         weights = sorted(self.folder.glob("*.safetensors")) + sorted(self.folder.glob("*.bin"))
@@ -165,7 +165,7 @@ class OpenAIEmbedder(Embedder):
         self.model_spec = parse_spec(spec)
         self.model_spec.api_key()  # fail now, with the variable to set, not after chunking
 
-    @property
+    @cached_property
     def identity(self) -> dict:
         return {"backend": "openai-compatible", "base_url": self.model_spec.public_base_url(),
                 "model": self.model_spec.model}

@@ -23,11 +23,10 @@ from .gateway import complete
 from .parallel import map_items
 from .paths import repo_path
 from .prompts import render
-from .qa import _qa_shape, passage_sha1
+from .qa import _qa_shape, passage_sha1, review_marks
 
 COLUMNS = ["qa_id", "chunker", "chunk_ids", "chunk_sha1s", "question", "answer", "validated", "review_note"]
 REFERENCE_CHUNKS = 3
-_YES, _NO = {"yes", "y", "true", "1"}, {"no", "n", "false", "0"}
 
 
 def sample_triples(chunks: list[Chunk], n: int, seed: int, min_chars: int = 400) -> list[list[Chunk]]:
@@ -86,13 +85,10 @@ def read_multi_chunk_file(path: str | Path, chunks: list[Chunk], chunker: Chunke
     missing = set(COLUMNS) - set(df.columns)
     if missing:
         raise ValueError(f"{path}: missing columns {sorted(missing)}")
-    marks = df["validated"].str.strip().str.lower()
+    marks = review_marks(df, path)
     if (marks == "").all():
         raise ValueError(f"{path} has not been reviewed: mark each row's `validated` column yes or no")
-    bad = df[~marks.isin(_YES | _NO | {""})]
-    if len(bad):
-        raise ValueError(f"{path}: `validated` must be yes/no/empty; rows {bad['qa_id'].tolist()} have other values")
-    df = df[marks.isin(_YES)].reset_index(drop=True)
+    df = df[marks == "yes"].reset_index(drop=True)
     by_id = {c.chunk_id: c for c in chunks}
     problems = []
     for row in df.itertuples():

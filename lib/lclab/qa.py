@@ -100,12 +100,18 @@ def read_qa_file(path: str | Path) -> pd.DataFrame:
         raise ValueError(f"{path}: no QA pairs")
     if df["passage_chars"].nunique() != 1:
         raise ValueError(f"{path}: all pairs must come from one passage split (one passage_chars value)")
+    review_marks(df, path)
+    df.attrs["path"] = str(path)
+    return df
+
+
+def review_marks(df: pd.DataFrame, where) -> pd.Series:
+    """The `validated` column as "yes" / "no" / "" per row; any other value is an error naming the rows."""
     marks = df["validated"].str.strip().str.lower()
     bad = df[~marks.isin(_YES | _NO | {""})]
     if len(bad):
-        raise ValueError(f"{path}: `validated` must be yes/no/empty; rows {bad['qa_id'].tolist()} have other values")
-    df.attrs["path"] = str(path)
-    return df
+        raise ValueError(f"{where}: `validated` must be yes/no/empty; rows {bad['qa_id'].tolist()} have other values")
+    return marks.map(lambda m: "yes" if m in _YES else "no" if m in _NO else "")
 
 
 def validated_pairs(df: pd.DataFrame, passages_by_id: dict[str, Document], allow_unreviewed: bool = False) -> pd.DataFrame:
@@ -115,9 +121,9 @@ def validated_pairs(df: pd.DataFrame, passages_by_id: dict[str, Document], allow
     case the pairs that passed an automatic check are used and the caller should say so.
     """
     where = df.attrs.get("path", "QA file")
-    marks = df["validated"].str.strip().str.lower()
+    marks = review_marks(df, where)
     if (marks != "").any():
-        df = df[marks.isin(_YES)]
+        df = df[marks == "yes"]
     elif allow_unreviewed:
         auto = df[["answer_in_source", "llm_supported"]].astype(str).apply(lambda c: c.str.lower().isin(_YES))
         df = df[auto.any(axis=1)]

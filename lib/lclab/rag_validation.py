@@ -138,9 +138,7 @@ def run_rag_validation(
         return row
 
     map_items(judge_and_log, answers, max_workers, desc="judge")
-    items = log.latest()
-    current = {key(q) for q in all_questions}
-    items = items[[tuple(r) in current for r in items[list(KEY)].itertuples(index=False)]].reset_index(drop=True)
+    items = log.latest({key(q) for q in all_questions})
     curves = retrieval_curves(items, max_k)
     quality = answer_quality(items)
     curves.to_csv(out_dir / "retrieval_curves.csv", index=False)

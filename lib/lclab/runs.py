@@ -69,11 +69,13 @@ class ItemLog:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.flush()
 
-    def latest(self) -> pd.DataFrame:
-        """One row per key: the last one written."""
+    def latest(self, keys: set[tuple] | None = None) -> pd.DataFrame:
+        """One row per key, the last one written; only the given keys (e.g. this run's items) when given."""
         latest: dict[tuple, dict] = {}
         for row in self.rows():
-            latest[self._key(row)] = row
+            key = self._key(row)
+            if keys is None or key in keys:
+                latest[key] = row
         return pd.DataFrame(list(latest.values()))
 
 

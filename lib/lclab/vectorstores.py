@@ -86,6 +86,7 @@ class VectorIndex:
 
     def __init__(self, name: str, embedder: Embedder):
         self.name, self.embedder = name, embedder
+        self._holds_vectors = False  # once true, searches skip asking the store for its count
 
     # -- store-specific ---------------------------------------------------------------
     def count(self) -> int:
@@ -144,6 +145,7 @@ class VectorIndex:
             raise IndexStateError(
                 f"{self.store_name} index {self.name!r} held {before} vectors, {len(new)} new ones were "
                 f"written, but it now holds {after}: the write was partial or the index is shared")
+        self._holds_vectors = after > 0
         return AddReport(len(chunks), len(chunks) - len(unique), len(existing), len(new), after,
                          time.perf_counter() - started)
 
@@ -153,8 +155,10 @@ class VectorIndex:
             raise ValueError(f"k must be a positive integer, got {k!r}")
         if not query or not query.strip():
             raise ValueError("cannot search with an empty query")
-        if self.count() == 0:
-            return []
+        if not self._holds_vectors:
+            self._holds_vectors = self.count() > 0
+            if not self._holds_vectors:
+                return []
         return [Hit(meta["chunk_id"], meta["doc_id"], text, float(score), rank)
                 for rank, (meta, text, score) in enumerate(self._search(query, k), start=1)]
 
