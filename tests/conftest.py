@@ -9,8 +9,9 @@ import time
 import httpx
 import pytest
 
-from lclab import paths
+from lclab import gateway, paths
 from lclab.accounting import ACCOUNTING
+from lclab.fault_server import FaultServer
 
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
 
@@ -47,3 +48,13 @@ def wait_for_http(proc, url: str, log_path, name: str, timeout: float) -> None:
             time.sleep(0.3)
     proc.kill()
     pytest.fail(f"{name} did not start within {timeout:.0f} s")
+
+
+@pytest.fixture
+def no_logprobs_server(monkeypatch):
+    """An OpenAI-compatible endpoint that always replies "1" and never returns logprobs."""
+    with FaultServer(reply="1") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        gateway._backends.clear()
+        yield "openai/no-logprobs"
+    gateway._backends.clear()

@@ -59,3 +59,26 @@ def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypat
     finally:
         gateway._backends.pop(SMALL_MODEL, None)
     assert ACCOUNTING.get("t").errors == 1 and ACCOUNTING.get("t").calls == 1
+
+
+def test_first_token_logprobs_equal_llama_cpps_own_and_reuse_the_shared_prefix():
+    # A one-token greedy logprobs request skips llama-cpp-python's logits_all path; it must
+    # return the numbers that path returns, including after a call that shares its prefix.
+    from lclab.backends import LocalBackend, Settings
+    from lclab.specs import parse_spec
+
+    backend = LocalBackend(parse_spec(SMALL_MODEL))
+    settings = Settings(0.0, 1, None, True, 5, 0)
+    context = "Context: The Eiffel Tower is in Paris and was finished in 1889. "
+    for fact in ("Fact: The tower is in Paris.", "Fact: The tower is in Rome."):
+        messages = [{"role": "user", "content": context + fact + " Reply 1 if the context states it, else 0."}]
+        fast = backend.complete(messages, settings, timeout=60)
+        llama, _ = backend._llama(logits_all=True)
+        reference = llama.create_chat_completion(messages=messages, temperature=0.0, max_tokens=1, logprobs=True,
+                                                 top_logprobs=5)
+        ref = reference["choices"][0]["logprobs"]["content"][0]
+        assert fast.text == reference["choices"][0]["message"]["content"]
+        assert fast.prompt_tokens == reference["usage"]["prompt_tokens"]
+        assert [t for t, _ in fast.logprobs[0]["top"]] == [t["token"] for t in ref["top_logprobs"]]
+        for (_, got), want in zip(fast.logprobs[0]["top"], ref["top_logprobs"]):
+            assert got == pytest.approx(want["logprob"], abs=2e-3)

@@ -5,9 +5,7 @@ import math
 import pytest
 
 from conftest import SMALL_MODEL
-from lclab import gateway
 from lclab.errors import LogprobsUnavailableError
-from lclab.fault_server import FaultServer
 from lclab.logprob_scoring import check_labels, sampled_score, score, weighted_score
 
 ln = math.log
@@ -60,15 +58,6 @@ def test_multi_token_label_is_refused_with_the_real_tokenizer():
     # Qwen splits numbers into digits: "10" is two tokens, so it cannot be read from the first one.
     with pytest.raises(ValueError, match="'10' is 2 tokens"):
         score(SMALL_MODEL, "Rate it.", labels=("0", "10"))
-
-
-@pytest.fixture
-def no_logprobs_server(monkeypatch):
-    with FaultServer(reply="1") as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        gateway._backends.clear()
-        yield "openai/no-logprobs"
-    gateway._backends.clear()
 
 
 def test_backend_without_logprobs_falls_back_to_the_sampled_token(no_logprobs_server):

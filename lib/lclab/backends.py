@@ -72,6 +72,16 @@ def _chat_kwargs(messages: list[dict], settings: Settings, schema_format) -> dic
     return kwargs
 
 
+def _shared_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens two token lists share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 class LocalBackend:
     """llama-cpp-python in the same process. One Llama per (file, logits_all), calls serialized."""
 
@@ -135,6 +145,44 @@ class LocalBackend:
         prompt = self._chat_formatter(messages=messages).prompt
         return len(self._vocab.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
 
+    def _first_token(self, messages: list[dict], settings: Settings) -> RawReply:
+        """The distribution of the first reply token, read from the last prompt token's logits.
+
+        The same numbers a one-token greedy chat completion with logprobs returns,
+        without its cost: llama-cpp-python only gives logprobs on an instance with
+        logits_all=True, which computes the vocabulary-wide logits of every prompt
+        token (152k x prompt length for Qwen) and keeps an n_ctx x vocabulary
+        buffer. Here the plain instance evaluates the prompt, reusing the KV cache
+        of the longest prefix it shares with the previous call, and one logits row
+        is turned into log-probabilities.
+        """
+        import numpy as np
+
+        prompt = self._chat_formatter(messages=messages).prompt
+        llama, lock = self._llama(logits_all=False)
+        with lock:
+            tokens = llama.tokenize(prompt.encode("utf-8"), special=True)
+            # Re-evaluate at least the last token: its logits are the ones wanted.
+            reuse = _shared_prefix(llama.input_ids[:llama.n_tokens].tolist(), tokens[:-1])
+            llama.n_tokens = reuse
+            llama.eval(tokens[reuse:])
+            logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
+            logits = logits.astype(np.float64)
+            peak = logits.max()
+            logprobs = logits - (peak + np.log(np.exp(logits - peak).sum()))
+            k = max(1, settings.top_logprobs)
+            top = np.argpartition(-logprobs, k - 1)[:k]
+            top = top[np.argsort(-logprobs[top])]
+            piece = lambda t: llama.detokenize([int(t)]).decode("utf-8", errors="ignore")  # noqa: E731
+            pairs = [[piece(t), float(logprobs[t])] for t in top]
+        return RawReply(
+            text=pairs[0][0],  # greedy: the most probable token
+            logprobs=[{"token": pairs[0][0], "logprob": pairs[0][1], "top": pairs}],
+            prompt_tokens=len(tokens),
+            completion_tokens=1,
+            finish_reason="length",
+        )
+
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         needed = self.count_prompt_tokens(messages)
         if needed + settings.max_tokens > self.n_ctx:
@@ -143,6 +191,8 @@ class LocalBackend:
                 f"context window n_ctx={self.n_ctx} of {self.path.name}: lower the context budget, "
                 "or raise LCLAB_N_CTX (Qwen2.5-Coder models hold up to 32768)"
             )
+        if _first_token_only(settings) and self._chat_formatter is not None:
+            return self._first_token(messages, settings)
         # llama-cpp-python takes a schema inside a json_object response format.
         kwargs = _chat_kwargs(messages, settings,
                               lambda schema: {"type": "json_object", "schema": schema})
@@ -168,6 +218,12 @@ class LocalBackend:
             completion_tokens=out["usage"]["completion_tokens"],
             finish_reason=choice.get("finish_reason"),
         )
+
+
+def _first_token_only(settings: Settings) -> bool:
+    """A greedy one-token request for logprobs: all a logprob-weighted score needs."""
+    return (settings.logprobs and settings.max_tokens == 1 and settings.temperature == 0
+            and settings.response_format is None)
 
 
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context window", "too many tokens")

@@ -11,6 +11,7 @@ not declare is an error, not a warning: a typo must not silently run defaults.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 import time
 from pathlib import Path
@@ -53,6 +54,8 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
     params = {**shared, **own}
     if model and "model" in declared:
         params["model"] = model
+    if model and "models" in declared:  # notebooks that compare models run just this one
+        params["models"] = [model]
     return params
 
 
@@ -61,11 +64,17 @@ def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
     needed = set()
     for notebook, params in plans:
         for name, info in declared_parameters(notebook).items():
-            if not name.endswith("model"):
+            if not name.endswith(("model", "models")):
                 continue
-            value = params.get(name, str(info["default"]).strip("\"'"))
-            if isinstance(value, str) and value.startswith("local/"):
-                needed.add(value.removeprefix("local/"))
+            value = params.get(name, info["default"])
+            if isinstance(value, str):  # a default as papermill reads it: source text
+                try:
+                    value = ast.literal_eval(value)
+                except (ValueError, SyntaxError):
+                    value = value.strip("\"'")
+            for spec in value if isinstance(value, list) else [value]:
+                if isinstance(spec, str) and spec.startswith("local/"):
+                    needed.add(spec.removeprefix("local/"))
     return sorted(needed)
 
 

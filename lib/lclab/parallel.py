@@ -24,11 +24,14 @@ class Outcome(Generic[T, R]):
 
 
 def map_items(
-    fn: Callable[[T], R], items: Iterable[T], workers: int = 1, desc: str = "", quiet: bool = False
+    fn: Callable[[T], R], items: Iterable[T], workers: int = 1, desc: str = "", quiet: bool = False,
+    stop_on: tuple[type[BaseException], ...] = (),
 ) -> list[Outcome[T, R]]:
     """`fn` over `items` with `workers` threads; one Outcome per item, in input order.
 
     An item whose call raises is recorded with its error; the others go on.
+    Errors of a `stop_on` type (e.g. a backend without logprobs when a run
+    demands them) would fail every item alike, so they stop the run at once.
     KeyboardInterrupt still stops the whole run.
     """
     items = list(items)
@@ -37,6 +40,8 @@ def map_items(
     def run(i: int) -> Outcome:
         try:
             return Outcome(items[i], fn(items[i]))
+        except stop_on:
+            raise
         except Exception as err:  # noqa: BLE001  (recorded per item, never swallowed)
             return Outcome(items[i], error=f"{type(err).__name__}: {err}")
 
@@ -48,7 +53,11 @@ def map_items(
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 futures = {pool.submit(run, i): i for i in range(len(items))}
-                for future in as_completed(futures):
-                    outcomes[futures[future]] = future.result()
-                    bar.update()
+                try:
+                    for future in as_completed(futures):
+                        outcomes[futures[future]] = future.result()
+                        bar.update()
+                except BaseException:
+                    pool.shutdown(wait=False, cancel_futures=True)  # queued items are not started
+                    raise
     return outcomes  # type: ignore[return-value]

@@ -102,3 +102,73 @@ def retrieval_curves_figure(curves: pd.DataFrame, title: str, path: Path):
     axes[0].legend(loc="lower right", fontsize=8)
     fig.suptitle(title)
     return _save(fig, path)
+
+
+SCORER_STYLES = {"logprob-weighted p(1)": "-", "sampled 0/1 token": "--"}
+
+
+def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, calibration: pd.DataFrame,
+                            title: str, path: Path):
+    """ROC curves and calibration against manual labels: one colour per model, one line style per scorer."""
+    from .pg_discrete import SCORERS
+    from .score_eval import roc_points
+
+    fig, (roc_ax, cal_ax) = plt.subplots(1, 2, figsize=(11, 4.6))
+    colours = dict(zip(separation["model"].unique(), sns.color_palette(n_colors=separation["model"].nunique())))
+    usable = scored[scored["labelled"] & ~scored["ambiguous"].fillna(False).astype(bool)]
+    for row in separation.itertuples():
+        column = next(k for k, v in SCORERS.items() if v == row.scorer)
+        group = usable[(usable["model"] == row.model) & usable[column].notna()]
+        if group["label"].nunique() < 2:
+            continue
+        fpr, tpr = roc_points(group["label"].astype(int), group[column])
+        roc_ax.plot(fpr, tpr, SCORER_STYLES[row.scorer], color=colours[row.model], drawstyle="steps-post",
+                    label=f"{row.model}, {row.scorer}: AUC {row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
+    roc_ax.plot([0, 1], [0, 1], ":", color="grey")
+    roc_ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
+               title="ROC against manual labels (AUC [bootstrap 95 % CI])")
+    roc_ax.legend(loc="lower right", fontsize=7)
+    for (model, scorer), group in calibration.groupby(["model", "scorer"], sort=False):
+        yerr = [group["observed"] - group["observed_lo"], group["observed_hi"] - group["observed"]]
+        cal_ax.errorbar(group["mean_score"], group["observed"], yerr=yerr, fmt="o" + SCORER_STYLES[scorer],
+                        color=colours[model], capsize=3, label=f"{model}, {scorer}")
+        for r in group.itertuples():
+            cal_ax.annotate(f"n={r.n}", (r.mean_score, r.observed), textcoords="offset points", xytext=(4, 4),
+                            fontsize=7, color=colours[model])
+    cal_ax.plot([0, 1], [0, 1], ":", color="grey")
+    cal_ax.set(xlabel="mean score in bin", ylabel="share labelled 'contains the golden response'",
+               xlim=(-0.02, 1.02), ylim=(-0.05, 1.05), title="Calibration (5 bins; bars: Wilson 95 % CI)")
+    cal_ax.legend(loc="upper left", fontsize=7)
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+FACT_SERIES = {"io_binary": ("IO facts, binary OR", "o-"), "io_soft": ("IO facts, soft OR", "o--"),
+               "cot_binary": ("COT facts, binary OR", "s-"), "cot_soft": ("COT facts, soft OR", "s--")}
+
+
+def coverage_figure(combinations: pd.DataFrame, title: str, path: Path):
+    """Left: combination score against the number of golden contexts in it. Right: IO against COT facts."""
+    fig, (by_golden, io_cot) = plt.subplots(1, 2, figsize=(11, 4.4))
+    series = [c for c in FACT_SERIES if c in combinations]
+    for i, column in enumerate(series):
+        label, style = FACT_SERIES[column]
+        stats = combinations.groupby("n_golden")[column].agg(["mean", "min", "max"]).reset_index()
+        shift = (i - (len(series) - 1) / 2) * 0.06  # equal values would hide each other
+        by_golden.errorbar(stats["n_golden"] + shift, stats["mean"],
+                           yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
+                           fmt=style, capsize=3, label=label)
+    by_golden.set(xlabel="golden contexts in the combination", ylabel="share of golden-response facts covered",
+                  ylim=(-0.05, 1.05), title="Coverage vs golden contexts (mean; bars: min-max)")
+    by_golden.set_xticks(sorted(combinations["n_golden"].unique()))
+    by_golden.legend(loc="lower right", fontsize=8)
+    for mode, marker in (("binary", "o"), ("soft", "^")):
+        if f"io_{mode}" in combinations and f"cot_{mode}" in combinations:
+            io_cot.scatter(combinations[f"io_{mode}"], combinations[f"cot_{mode}"], marker=marker, alpha=0.6,
+                           label=f"{mode} OR ({len(combinations)} combinations)")
+    io_cot.plot([0, 1], [0, 1], ":", color="grey")
+    io_cot.set(xlabel="score with IO facts", ylabel="score with COT facts", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
+               title="IO vs chain-of-thought fact extraction")
+    io_cot.legend(loc="upper left", fontsize=8)
+    fig.suptitle(title)
+    return _save(fig, path)
