@@ -90,3 +90,34 @@ def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
     assert set(quality["measure"]) == {"answer equals reference (judge)", "answer relevance",
                                        "faithfulness to retrieved chunks"}
     assert (outputs / "figures" / "rag_validation_smoke.png").stat().st_size > 10_000
+
+
+def test_pg_discrete_smoke_run_scores_labelled_points_with_both_scorers(outputs):
+    run("03_pg_discrete_retrieval", outputs)
+    out = outputs / "results" / "pg_discrete" / "smoke"
+    points = pd.read_csv(out / "points.csv")
+    assert len(points) == 3 * 2 and points["labelled"].all()  # n_questions x (positive, negative candidate)
+    assert not (out / "points_to_label.csv").exists()
+    scores = pd.read_json(out / "scores.jsonl", lines=True)
+    assert len(scores) == 6 and (scores["source"] == "logprobs").all()
+    assert scores["weighted"].between(0, 1).all() and scores["sampled"].isin([0, 1]).all()
+    separation = pd.read_csv(out / "separation.csv")
+    assert set(separation["scorer"]) == {"logprob-weighted p(1)", "sampled 0/1 token"}
+    assert (separation["positives"] == 1).all() and (separation["negatives"] == 5).all()
+    assert separation["auc"].between(0, 1).all()
+    assert (outputs / "figures" / "pg_discrete_smoke.png").stat().st_size > 10_000
+
+
+def test_pg_continuous_smoke_run_scores_facts_against_contexts_and_combines_them(outputs):
+    run("04_pg_continuous_retrieval", outputs)
+    out = outputs / "results" / "pg_continuous" / "smoke"
+    scores = pd.read_csv(out / "fact_scores.csv")
+    n_facts = scores["fact_id"].nunique()
+    assert 2 <= n_facts <= 4 and len(scores) == n_facts * 5  # max_facts 2 per style, 4 golden + 1 noisy contexts
+    assert scores["p"].between(0, 1).all()
+    combos = pd.read_csv(out / "combinations.csv")
+    assert len(combos) == 26  # combinations of 2..5 of 5 contexts
+    assert {"io_binary", "io_soft", "cot_binary", "cot_soft"} <= set(combos.columns)
+    accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
+    assert accounting.loc["score", "calls"] + accounting.loc["score", "cache_hits"] == len(scores)
+    assert (outputs / "figures" / "pg_continuous_smoke.png").stat().st_size > 10_000
