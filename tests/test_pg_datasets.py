@@ -1,7 +1,6 @@
 """The Paul Graham retrieval datasets (seed 002): question set, points and labels, combinations and OR logic."""
 
 import json
-import math
 
 import pandas as pd
 import pytest

@@ -72,16 +72,6 @@ def _chat_kwargs(messages: list[dict], settings: Settings, schema_format) -> dic
     return kwargs
 
 
-def _shared_prefix(a: list[int], b: list[int]) -> int:
-    """How many leading tokens two token lists share."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 class LocalBackend:
     """llama-cpp-python in the same process. One Llama per (file, logits_all), calls serialized."""
 
@@ -163,7 +153,7 @@ class LocalBackend:
         with lock:
             tokens = llama.tokenize(prompt.encode("utf-8"), special=True)
             # Re-evaluate at least the last token: its logits are the ones wanted.
-            reuse = _shared_prefix(llama.input_ids[:llama.n_tokens].tolist(), tokens[:-1])
+            reuse = llama.longest_token_prefix(llama.input_ids[:llama.n_tokens].tolist(), tokens[:-1])
             llama.n_tokens = reuse
             llama.eval(tokens[reuse:])
             logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))

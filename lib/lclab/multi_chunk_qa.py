@@ -23,7 +23,7 @@ from .gateway import complete
 from .parallel import map_items
 from .paths import repo_path
 from .prompts import render
-from .qa import _qa_shape, passage_sha1, review_marks
+from .qa import passage_sha1, qa_shape, review_marks
 
 COLUMNS = ["qa_id", "chunker", "chunk_ids", "chunk_sha1s", "question", "answer", "validated", "review_note"]
 REFERENCE_CHUNKS = 3
@@ -51,7 +51,7 @@ def sample_triples(chunks: list[Chunk], n: int, seed: int, min_chars: int = 400)
 def generate_candidate(model: str, triple: list[Chunk]) -> dict:
     reply = complete(model, render("qa_multi_chunk", chunk1=triple[0].text, chunk2=triple[1].text,
                                    chunk3=triple[2].text),
-                     stage="qa_generation", response_format="json", max_tokens=200, validate=_qa_shape).json
+                     stage="qa_generation", response_format="json", max_tokens=200, validate=qa_shape).json
     return {"question": reply["question"].strip(), "answer": reply["answer"].strip()}
 
 

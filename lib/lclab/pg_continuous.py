@@ -33,7 +33,7 @@ from .gateway import complete
 from .logprob_scoring import score
 from .parallel import map_items
 from .prompts import render
-from .qa import passage_sha1
+from .qa import passage_sha1, qa_shape
 from .paths import repo_path
 from .runs import run_dir
 
@@ -92,19 +92,12 @@ def contexts_table(contexts: list[Context]) -> pd.DataFrame:
                          for c in contexts])
 
 
-def _qa_shape(reply) -> str | None:
-    if not isinstance(reply, dict):
-        return "the reply is not a JSON object"
-    empty = [k for k in ("question", "answer") if not str(reply.get(k) or "").strip()]
-    return f"empty {empty}" if empty else None
-
-
 def generate_golden(model: str, golden: list[Context]) -> dict:
     """One cached call: a question over all four golden chunks and its golden response."""
     if len(golden) != 4:
         raise ValueError(f"the generation prompt takes exactly 4 golden passages, got {len(golden)}")
     prompt = render("continuous_qa", **{f"passage_{i + 1}": c.chunk.text for i, c in enumerate(golden)})
-    reply = complete(model, prompt, stage="generate", response_format=QA_SCHEMA, validate=_qa_shape, max_tokens=400)
+    reply = complete(model, prompt, stage="generate", response_format=QA_SCHEMA, validate=qa_shape, max_tokens=400)
     return {"question": reply.json["question"].strip(), "answer": reply.json["answer"].strip()}
 
 

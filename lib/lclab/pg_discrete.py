@@ -27,12 +27,12 @@ from .embeddings import get_embedder
 from .errors import LogprobsUnavailableError, MissingAPIKeyError
 from .logprob_scoring import score
 from .parallel import map_items
-from .prompts import render
+from .prompts import render, template
 from .qa import passage_sha1
 from .paths import repo_path
 from .runs import ItemLog, fingerprint, run_dir
 from .score_eval import calibration_table, separation_summary
-from .vectorstores import index_name, open_index
+from .vectorstores import open_corpus_index
 
 EXPERIMENT = "pg_discrete"
 QUESTION_COLUMNS = ("question_id", "essay", "question", "golden_answer", "evidence")
@@ -151,8 +151,7 @@ def score_points(points: pd.DataFrame, models: list[str], require_logprobs: bool
                  max_workers: int) -> pd.DataFrame:
     """Every model scores every point once; finished points are read back from the log, not rescored."""
     key = lambda model, p: (model, p.point_id, fingerprint(  # noqa: E731
-        model, render("context_contains_answer", context="", question="", golden_answer=""),
-        p.context_sha1, p.question, p.golden_answer))
+        model, template("context_contains_answer"), p.context_sha1, p.question, p.golden_answer))
     wanted = {key(m, p) for m in models for p in points.itertuples()}
     done = log.done()
     for model in models:
@@ -174,11 +173,15 @@ def score_points(points: pd.DataFrame, models: list[str], require_logprobs: bool
     return log.latest(wanted)
 
 
+def usable(scored: pd.DataFrame) -> pd.DataFrame:
+    """The points the metrics use: labelled, and not marked ambiguous."""
+    return scored[scored["labelled"] & ~scored["ambiguous"].fillna(False).astype(bool)]
+
+
 def separation(scored: pd.DataFrame) -> pd.DataFrame:
     """Per model and scorer: ROC AUC and accuracy at 0.5 against the manual labels, with 95 % CIs."""
     rows = []
-    usable = scored[scored["labelled"] & ~scored["ambiguous"].fillna(False).astype(bool)]
-    for model, group in usable.groupby("model", sort=False):
+    for model, group in usable(scored).groupby("model", sort=False):
         for scorer, label in SCORERS.items():
             summary = separation_summary(group["label"].astype(int), group[scorer])
             fallback = int((group["source"] == "sampled").sum()) if "source" in group else 0
@@ -189,8 +192,7 @@ def separation(scored: pd.DataFrame) -> pd.DataFrame:
 def calibration(scored: pd.DataFrame, n_bins: int = 5) -> pd.DataFrame:
     """Calibration bins per model and scorer (the sampled scorer only fills the end bins)."""
     frames = []
-    usable = scored[scored["labelled"] & ~scored["ambiguous"].fillna(False).astype(bool)]
-    for model, group in usable.groupby("model", sort=False):
+    for model, group in usable(scored).groupby("model", sort=False):
         for scorer, label in SCORERS.items():
             table = calibration_table(group["label"].astype(int), group[scorer], n_bins)
             frames.append(table.assign(model=model, scorer=label))
@@ -225,8 +227,7 @@ def run_discrete(
     chunker = Chunker(chunk_chars, "chars")
     chunks: list[Chunk] = chunker.split(loaded.documents)
     emb = get_embedder(embedder)
-    corpus_label = "pg" if corpus == "paul_graham" else corpus.rstrip("/").split("/")[-1]
-    index = open_index(store, index_name(corpus_label, chunker.name, emb.spec), emb, directory=out_dir / "chroma")
+    index = open_corpus_index(store, corpus, chunker.name, emb, directory=out_dir / "chroma")
     indexing = index.add(chunks)
 
     points = retrieve_points(index, questions, top_k, n_positive, n_negative)

@@ -110,15 +110,15 @@ SCORER_STYLES = {"logprob-weighted p(1)": "-", "sampled 0/1 token": "--"}
 def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, calibration: pd.DataFrame,
                             title: str, path: Path):
     """ROC curves and calibration against manual labels: one colour per model, one line style per scorer."""
-    from .pg_discrete import SCORERS
+    from .pg_discrete import SCORERS, usable
     from .score_eval import roc_points
 
     fig, (roc_ax, cal_ax) = plt.subplots(1, 2, figsize=(11, 4.6))
     colours = dict(zip(separation["model"].unique(), sns.color_palette(n_colors=separation["model"].nunique())))
-    usable = scored[scored["labelled"] & ~scored["ambiguous"].fillna(False).astype(bool)]
+    points = usable(scored)
     for row in separation.itertuples():
         column = next(k for k, v in SCORERS.items() if v == row.scorer)
-        group = usable[(usable["model"] == row.model) & usable[column].notna()]
+        group = points[(points["model"] == row.model) & points[column].notna()]
         if group["label"].nunique() < 2:
             continue
         fpr, tpr = roc_points(group["label"].astype(int), group[column])

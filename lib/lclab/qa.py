@@ -29,7 +29,7 @@ def passage_sha1(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
-def _qa_shape(reply) -> str | None:
+def qa_shape(reply) -> str | None:
     for key in ("question", "answer"):
         if not isinstance(reply.get(key), str) or not reply[key].strip():
             return f"the JSON object needs a non-empty string `{key}`"
@@ -43,7 +43,7 @@ def _supported_shape(reply) -> str | None:
 def generate_pair(model: str, passage: Document) -> dict:
     """One QA pair for a passage plus the two automatic checks."""
     qa = complete(model, render("qa_generation", context=passage.text), stage="qa_generation",
-                  response_format="json", max_tokens=128, validate=_qa_shape).json
+                  response_format="json", max_tokens=128, validate=qa_shape).json
     question, answer = qa["question"].strip(), qa["answer"].strip()
     check = complete(model, render("qa_supported", context=passage.text, question=question, answer=answer),
                      stage="qa_validation", response_format="json", max_tokens=16,

@@ -28,7 +28,7 @@ from .qa import generate_pair, sample_passages
 from .retrieval_metrics import METRICS
 from .runs import ItemLog, fingerprint, run_dir
 from .stats import bootstrap_mean_ci, proportion_summary
-from .vectorstores import index_name, open_index
+from .vectorstores import open_corpus_index
 
 EXPERIMENT = "rag_validation"
 KEY = ("qa_id", "fingerprint")
@@ -92,8 +92,7 @@ def run_rag_validation(
     chunks = chunker.split(loaded.documents)
 
     emb = get_embedder(embedder)
-    corpus_label = "pg" if corpus == "paul_graham" else corpus.rstrip("/").split("/")[-1]
-    index = open_index(store, index_name(corpus_label, chunker.name, emb.spec), emb, directory=out_dir / "chroma")
+    index = open_corpus_index(store, corpus, chunker.name, emb, directory=out_dir / "chroma")
     indexing = index.add(chunks)
 
     single = single_chunk_questions(model, chunks, n_single, seed, out_dir / "single_chunk_qa.csv")

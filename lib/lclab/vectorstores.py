@@ -385,3 +385,10 @@ def open_index(store: str, name: str, embedder: Embedder, directory=None) -> Vec
     if store == "pinecone":
         return pinecone_index(name, embedder)
     raise ValueError(f"unknown vector store {store!r}; use one of {', '.join(STORES)}")
+
+
+def open_corpus_index(store: str, corpus: str, chunker_name: str, embedder: Embedder, directory=None) -> VectorIndex:
+    """The index of one corpus, chunked one way and embedded one way: all three are part of its name,
+    so chunks made or embedded differently never share an index."""
+    label = "pg" if corpus == "paul_graham" else corpus.rstrip("/").split("/")[-1]
+    return open_index(store, index_name(label, chunker_name, embedder.spec), embedder, directory=directory)
