@@ -121,3 +121,17 @@ def test_pg_continuous_smoke_run_scores_facts_against_contexts_and_combines_them
     accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert accounting.loc["score", "calls"] + accounting.loc["score", "cache_hits"] == len(scores)
     assert (outputs / "figures" / "pg_continuous_smoke.png").stat().st_size > 10_000
+
+
+def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(outputs):
+    run("05_nli_answer_eval", outputs)
+    out = outputs / "results" / "nli_eval" / "smoke"
+    timing = pd.read_csv(out / "timing.csv")
+    assert timing.concurrency.tolist() == [1, 2]
+    assert (timing.nli_calls > 0).all()  # each concurrency level makes its own calls, so it can be timed
+    assert (timing.total_tokens == timing.input_tokens + timing.output_tokens).all()
+    auc = pd.read_csv(out / "auc.csv")
+    assert len(auc) == 2 * 3 and {"auc", "auc_lo", "auc_hi", "unscored"} <= set(auc.columns)
+    hyp = pd.read_csv(out / "hypotheses.csv")
+    assert hyp.entailed.notna().all()  # every hypothesis of the smoke items is labelled
+    assert (outputs / "figures" / "nli_eval_smoke.png").stat().st_size > 10_000

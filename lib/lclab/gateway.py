@@ -118,6 +118,7 @@ def complete(
     seed: int = 0,
     sample: int = 0,
     validate: Validator | None = None,
+    cache_tag: str | None = None,
     timeout: float = 300.0,
     retry: RetryPolicy = RetryPolicy(),
 ) -> Completion:
@@ -130,6 +131,8 @@ def complete(
         logprobs, top_logprobs: return per-token logprobs with that many alternatives.
         sample: which sample this is when temperature > 0 (each is cached separately).
         validate: extra check on the reply; a failure counts like a parse failure.
+        cache_tag: keeps otherwise identical requests apart in the cache, for a timed
+            configuration that must make its own calls (e.g. "concurrency=4").
         timeout, retry: how long to wait and how often to retry; not part of the cache key.
 
     Raises:
@@ -147,6 +150,8 @@ def complete(
         # Greedy decoding is deterministic: only sampled requests differ by sample index.
         "sample": sample if temperature > 0 else 0,
     }
+    if cache_tag:
+        request["tag"] = cache_tag  # absent otherwise, so untagged keys never change
     cache = DiskCache(llm_cache_dir())
     started = time.perf_counter()
     hit = cache.get(request)

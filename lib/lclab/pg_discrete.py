@@ -30,6 +30,7 @@ from .parallel import map_items
 from .prompts import render, template
 from .qa import passage_sha1
 from .paths import repo_path
+from .tables import read_hand_table
 from .runs import ItemLog, fingerprint, run_dir
 from .score_eval import calibration_table, separation_summary
 from .vectorstores import open_corpus_index
@@ -46,17 +47,6 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _read_table(path: Path, columns: tuple[str, ...], what: str) -> pd.DataFrame:
-    """A hand-made CSV read as text (no NaN guessing), with its required columns checked."""
-    if not path.exists():
-        raise FileNotFoundError(f"{what} {path} does not exist")
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in columns if c not in df]
-    if missing:
-        raise ValueError(f"{path}: missing column(s) {missing}; expected {list(columns)}")
-    return df
-
-
 def load_questions(path: str | Path, essays: dict[str, str]) -> pd.DataFrame:
     """The hand-written question set, checked against the corpus it claims to come from.
 
@@ -65,7 +55,7 @@ def load_questions(path: str | Path, essays: dict[str, str]) -> pd.DataFrame:
     is not there would be scored against the wrong documents.
     """
     path = repo_path(path)
-    df = _read_table(path, QUESTION_COLUMNS, "question file")
+    df = read_hand_table(path, QUESTION_COLUMNS, "question file")
     problems = []
     for i, row in df.iterrows():
         where = f"{path.name} row {i + 2} ({row['question_id'] or 'no id'})"
@@ -117,7 +107,7 @@ def retrieve_points(index, questions: pd.DataFrame, top_k: int, n_positive: int,
 def read_labels(path: str | Path) -> pd.DataFrame:
     """Manual labels: label 0/1, ambiguous yes/no, a reason for each; anything else is an error."""
     path = repo_path(path)
-    df = _read_table(path, LABEL_COLUMNS, "label file")
+    df = read_hand_table(path, LABEL_COLUMNS, "label file")
     bad = [f"row {i + 2} ({r.point_id}): label {r.label!r}" for i, r in enumerate(df.itertuples())
            if r.label.strip() not in ("0", "1")]
     bad += [f"row {i + 2} ({r.point_id}): ambiguous {r.ambiguous!r}" for i, r in enumerate(df.itertuples())
