@@ -23,6 +23,7 @@ from .gateway import complete
 from .parallel import map_items
 from .paths import repo_path
 from .prompts import render
+from .tables import read_hand_table
 from .qa import passage_sha1, qa_shape, review_marks
 
 COLUMNS = ["qa_id", "chunker", "chunk_ids", "chunk_sha1s", "question", "answer", "validated", "review_note"]
@@ -81,10 +82,7 @@ def generate_review_file(model: str, triples: list[list[Chunk]], chunker: Chunke
 def read_multi_chunk_file(path: str | Path, chunks: list[Chunk], chunker: Chunker) -> pd.DataFrame:
     """The reviewed rows marked yes, each with exactly three reference chunks that still match the corpus."""
     path = repo_path(path)
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = set(COLUMNS) - set(df.columns)
-    if missing:
-        raise ValueError(f"{path}: missing columns {sorted(missing)}")
+    df = read_hand_table(path, tuple(COLUMNS), "multi-chunk QA file")
     marks = review_marks(df, path)
     if (marks == "").all():
         raise ValueError(f"{path} has not been reviewed: mark each row's `validated` column yes or no")
