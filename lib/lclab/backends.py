@@ -210,6 +210,25 @@ class LocalBackend:
         )
 
 
+    def complete_text(self, prompt: str, settings: Settings, timeout: float) -> RawReply:
+        """Continue `prompt` as raw text: no chat template."""
+        needed = self.count_tokens(prompt) + 1  # + BOS
+        if needed + settings.max_tokens > self.n_ctx:
+            raise ContextLengthError(
+                f"prompt of {needed} tokens plus max_tokens={settings.max_tokens} exceeds the local "
+                f"context window n_ctx={self.n_ctx} of {self.path.name}: shorten the prompt or raise LCLAB_N_CTX"
+            )
+        llama, lock = self._llama(logits_all=False)
+        with lock:
+            out = llama.create_completion(prompt, max_tokens=settings.max_tokens,
+                                          temperature=settings.temperature, seed=settings.seed)
+        choice = out["choices"][0]
+        return RawReply(text=choice["text"] or "", logprobs=None,
+                        prompt_tokens=out["usage"]["prompt_tokens"],
+                        completion_tokens=out["usage"]["completion_tokens"],
+                        finish_reason=choice.get("finish_reason"))
+
+
 def _first_token_only(settings: Settings) -> bool:
     """A greedy one-token request for logprobs: all a logprob-weighted score needs."""
     return (settings.logprobs and settings.max_tokens == 1 and settings.temperature == 0
@@ -247,14 +266,12 @@ class OpenAIBackend:
         # max_retries=0: retries belong to the gateway, which counts them and honours Retry-After.
         return openai.OpenAI(base_url=self.spec.base_url, api_key=self.spec.api_key(), max_retries=0)
 
-    def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
+    def _request(self, send, timeout: float):
+        """One HTTP request, its failures mapped to retryable or fatal errors."""
         import openai
 
-        kwargs = _chat_kwargs(messages, settings, lambda schema: {
-            "type": "json_schema", "json_schema": {"name": "reply", "schema": schema}})
-        kwargs["model"] = self.spec.model
         try:
-            resp = self._client.chat.completions.create(**kwargs, timeout=timeout)
+            return send()
         except openai.APITimeoutError as err:
             raise RetryableError(f"no reply from {self.base_url} within {timeout} s") from err
         except openai.APIConnectionError as err:
@@ -263,6 +280,26 @@ class OpenAIBackend:
             raise RetryableError(f"malformed response from {self.base_url}: {err}") from err
         except openai.APIStatusError as err:
             raise _status_error(err, self.spec, self.base_url) from err
+
+    def complete_text(self, prompt: str, settings: Settings, timeout: float) -> RawReply:
+        """The legacy /completions endpoint: `prompt` continued as raw text."""
+        resp = self._request(lambda: self._client.completions.create(
+            model=self.spec.model, prompt=prompt, max_tokens=settings.max_tokens,
+            temperature=settings.temperature, seed=settings.seed, timeout=timeout), timeout)
+        choices = getattr(resp, "choices", None)
+        if not choices or getattr(choices[0], "text", None) is None:
+            raise RetryableError(f"malformed response from {self.base_url}: {str(resp)[:200]!r}")
+        usage = resp.usage
+        return RawReply(text=choices[0].text or "", logprobs=None,
+                        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                        finish_reason=choices[0].finish_reason)
+
+    def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
+        kwargs = _chat_kwargs(messages, settings, lambda schema: {
+            "type": "json_schema", "json_schema": {"name": "reply", "schema": schema}})
+        kwargs["model"] = self.spec.model
+        resp = self._request(lambda: self._client.chat.completions.create(**kwargs, timeout=timeout), timeout)
         choices = getattr(resp, "choices", None)
         if not choices or getattr(choices[0], "message", None) is None:
             # A proxy error page or a truncated body arrives as HTTP 200 with no choices.
@@ -324,4 +361,8 @@ def _tiktoken_for(model: str):
 
 
 def make_backend(spec: ModelSpec):
+    if spec.backend == "hf":
+        from .hf_backend import HFBackend  # imports torch: only when asked for
+
+        return HFBackend(spec)
     return LocalBackend(spec) if spec.backend == "local" else OpenAIBackend(spec)

@@ -15,6 +15,7 @@ import json
 import threading
 import time
 from collections import deque
+from typing import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # A fault is an HTTP status (int), or a dict:
@@ -25,11 +26,13 @@ Fault = int | dict
 
 
 class FaultServer:
-    def __init__(self, faults: list[Fault] | None = None, delay: float = 0.0, reply: str = "ok"):
+    def __init__(self, faults: list[Fault] | None = None, delay: float = 0.0,
+                 reply: str | Callable[[dict], str] = "ok"):
         self.faults = deque(faults or [])
         self.delay = delay  # seconds added to every request
-        self.reply = reply  # content of every successful reply
+        self.reply = reply  # content of every successful reply, or a function of the request body
         self.requests: list[dict] = []
+        self.paths: list[str] = []  # /v1/chat/completions or /v1/completions, per request
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -47,18 +50,25 @@ class FaultServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def _next_fault(self, body: dict) -> Fault | None:
+    def _next_fault(self, body: dict, path: str) -> Fault | None:
         with self._lock:
             self.requests.append(body)
+            self.paths.append(path)
             return self.faults.popleft() if self.faults else None
 
-    def _completion(self, body: dict) -> dict:
+    def _completion(self, body: dict, path: str) -> dict:
+        content = self.reply(body) if callable(self.reply) else self.reply
+        if not path.endswith("/chat/completions"):  # the legacy text-completion endpoint
+            return {"id": "cmpl-fault", "object": "text_completion", "created": int(time.time()),
+                    "model": body.get("model", "fault"),
+                    "choices": [{"index": 0, "text": content, "finish_reason": "stop", "logprobs": None}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}}
         return {
             "id": "chatcmpl-fault",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "fault"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": self.reply},
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
                          "finish_reason": "stop", "logprobs": None}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
         }
@@ -83,7 +93,7 @@ class FaultServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                fault = server._next_fault(body)
+                fault = server._next_fault(body, self.path)
                 if server.delay:
                     time.sleep(server.delay)
                 if isinstance(fault, int):
@@ -97,7 +107,7 @@ class FaultServer:
                     error = fault.get("body") or {"error": {"message": f"injected {fault['status']}",
                                                             "type": "injected", "code": None}}
                     return self._send(fault["status"], json.dumps(error).encode(), fault.get("headers"))
-                self._send(200, json.dumps(server._completion(body)).encode())
+                self._send(200, json.dumps(server._completion(body, self.path)).encode())
 
         return Handler
 

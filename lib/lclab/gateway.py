@@ -119,6 +119,7 @@ def complete(
     sample: int = 0,
     validate: Validator | None = None,
     cache_tag: str | None = None,
+    text_completion: bool = False,
     timeout: float = 300.0,
     retry: RetryPolicy = RetryPolicy(),
 ) -> Completion:
@@ -133,6 +134,8 @@ def complete(
         validate: extra check on the reply; a failure counts like a parse failure.
         cache_tag: keeps otherwise identical requests apart in the cache, for a timed
             configuration that must make its own calls (e.g. "concurrency=4").
+        text_completion: send `prompt` (a string) as raw text to continue, with no chat
+            template and no system message (the /completions endpoint remotely).
         timeout, retry: how long to wait and how often to retry; not part of the cache key.
 
     Raises:
@@ -141,6 +144,9 @@ def complete(
         RetryableError when the retries ran out.
     """
     backend = backend_for(model)
+    if text_completion and (not isinstance(prompt, str) or system or response_format or logprobs):
+        raise ValueError("text_completion takes a plain string prompt, without system message, "
+                         "response_format or logprobs")
     messages = _as_messages(prompt, system)
     settings = Settings(temperature, max_tokens, response_format, logprobs, top_logprobs, seed)
     request = {
@@ -152,6 +158,8 @@ def complete(
     }
     if cache_tag:
         request["tag"] = cache_tag  # absent otherwise, so untagged keys never change
+    if text_completion:
+        request["mode"] = "text"  # likewise absent for chat requests
     cache = DiskCache(llm_cache_dir())
     started = time.perf_counter()
     hit = cache.get(request)
@@ -163,7 +171,8 @@ def complete(
         def attempt():
             t0 = time.perf_counter()
             try:
-                reply = backend.complete(msgs, settings, timeout)
+                reply = (backend.complete_text(prompt, settings, timeout) if text_completion
+                         else backend.complete(msgs, settings, timeout))
             finally:
                 ACCOUNTING.add(stage, calls=1, model_seconds=time.perf_counter() - t0)
             ACCOUNTING.add(stage, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)

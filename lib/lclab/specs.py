@@ -4,6 +4,10 @@
     local/path/to/any.gguf         any GGUF file, run in-process by llama.cpp
     openai/gpt-4o-mini             OpenAI, or OPENAI_BASE_URL when it is set
     ollama/llama3.1                a named endpoint from params/endpoints.yaml
+    openai/NAME@http://host:8000/v1  any OpenAI-compatible endpoint given by URL
+                                   (key from API_KEY, else OPENAI_API_KEY)
+    hf/path/to/model_dir?dtype=float32&attn_implementation=sdpa
+                                   a Hugging Face model directory run by transformers
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import yaml
 
@@ -26,6 +30,7 @@ class ModelSpec:
     model: str  # embedded name or .gguf path for local; the served model name otherwise
     base_url: str | None = None  # None means the official OpenAI endpoint
     api_key_env: str | None = None  # the variable holding the key, if one is needed
+    options: tuple[tuple[str, str], ...] = ()  # load options of an hf/ model (dtype, ...)
 
     def api_key(self) -> str:
         """The key from the environment; a placeholder where the endpoint needs none."""
@@ -60,9 +65,20 @@ def parse_spec(spec: str) -> ModelSpec:
     """Parse `backend/model`; raise ValueError naming the accepted forms."""
     prefix, sep, rest = spec.partition("/")
     if not sep or not rest:
-        raise ValueError(f"model spec {spec!r} must look like local/NAME, openai/MODEL or PROFILE/MODEL")
+        raise ValueError(
+            f"model spec {spec!r} must look like local/NAME, hf/MODEL_DIR, openai/MODEL or PROFILE/MODEL"
+        )
     if prefix == "local":
         return ModelSpec(spec, "local", rest)
+    if prefix == "hf":
+        path, _, query = rest.partition("?")
+        return ModelSpec(spec, "hf", path, options=tuple(sorted(parse_qsl(query, strict_parsing=bool(query)))))
+    if prefix == "openai" and "@http" in rest:
+        # An endpoint named by URL (a model config's api_base). API_KEY is the
+        # variable RAG-IFEval's runners read; OPENAI_API_KEY the usual one.
+        model, _, base_url = rest.partition("@")
+        key_env = "API_KEY" if os.environ.get("API_KEY") else "OPENAI_API_KEY"
+        return ModelSpec(spec, "openai", model, base_url, key_env)
     if prefix == "openai":
         return ModelSpec(spec, "openai", rest, os.environ.get("OPENAI_BASE_URL") or None, "OPENAI_API_KEY")
     endpoints = _endpoints()

@@ -1,0 +1,288 @@
+"""RAG-IFEval: answer each sample from its documents, then score the answer by rule.
+
+    python -m lclab.rag_ifeval --model_config model.json [--shuffle_context true] [--log_path log.jsonl]
+
+The options are the benchmark's own (see `python -m lclab.rag_ifeval --help`).
+A model config is a JSON object whose `model` is a gateway spec
+(`local/qwen2.5-coder-1.5b`), a .gguf file, a Hugging Face model directory, or
+a served model's name together with `api_base`. Answers go through the gateway,
+so they are cached: a rerun re-scores without calling the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from . import gateway
+from .errors import MissingAPIKeyError
+from .ifeval_data import DataError, Sample, load_badwords, load_documents, load_samples
+from .ifeval_rules import Answer, Judge, aggregate
+from .parallel import map_items
+from .paths import repo_path
+from .polish import normalize, words
+from .retry import RetryPolicy
+from .specs import parse_spec
+
+DATA = repo_path("data/rag_ifeval")
+DEFAULT_PROMPT = Path(__file__).with_name("prompts") / "rag_ifeval.jinja"
+SYSTEM_MESSAGE = "Jesteś pomocnym asystentem udzielającym odpowiedzi w języku polskim."
+REFUSAL_MESSAGE = "Nie udało mi się odnaleźć odpowiedzi na pytanie"
+
+
+@dataclass(frozen=True)
+class Options:
+    """The benchmark's run options (everything but the model), with its defaults."""
+
+    docs_path: str = str(DATA / "documents.jsonl")
+    eval_path: str = str(DATA / "samples.json")
+    prompt: str = str(DEFAULT_PROMPT)
+    shuffle_context: bool = False
+    shuffle_seed: int = 0  # the shuffle of each sample is drawn from (seed, sample id) and logged
+    system_message: str = SYSTEM_MESSAGE  # "" sends none; text completion never sends one
+    refusal_message: str = REFUSAL_MESSAGE
+    log_path: str | None = None
+    text_completion: bool = False
+    badwords_path: str = str(DATA / "badwords.txt")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    spec: str  # the gateway's model spec
+    label: str  # the name in tables and logs (never a key or a password)
+    max_tokens: int = 512
+    temperature: float = 0.0
+    threads: int = 1
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+_HF_FIELDS = ("dtype", "attn_implementation", "batch_size")
+_FIELDS = ("model", "label", "api_base", "max_tokens", "max_new_tokens", "temperature",
+           "max_retries", "threads", "sleep_time", *_HF_FIELDS)
+
+
+def model_config(raw: dict | str) -> ModelConfig:
+    """A ModelConfig from the benchmark's JSON fields (local and remote ones alike), or from a spec string.
+
+    Defaults differ from the original runners where those assume a GPU or a
+    service: max_tokens 512 (answers here are a few sentences), temperature 0
+    (greedy, hence repeatable and cacheable), dtype float32 and sdpa attention.
+    """
+    raw = {"model": raw} if isinstance(raw, str) else dict(raw)
+    if "vertex_credentials" in raw:
+        raise ValueError("model config: vertex_credentials is not supported; reach Vertex AI through "
+                         "an OpenAI-compatible endpoint (api_base) instead")
+    unknown = sorted(set(raw) - set(_FIELDS))
+    if unknown:
+        raise ValueError(f"model config: unknown field(s) {unknown}; known: {', '.join(_FIELDS)}")
+    model = raw.get("model")
+    if not isinstance(model, str) or not model:
+        raise ValueError("model config: 'model' (a spec, a .gguf file, a model directory or a served name) is required")
+    if "max_tokens" in raw and "max_new_tokens" in raw:
+        raise ValueError("model config: give max_tokens or max_new_tokens, not both")
+    if raw.get("batch_size", 1) != 1:
+        raise ValueError("model config: batch_size must be 1: calls to an in-process model are serialized "
+                         "one at a time (use threads for a remote endpoint)")
+    api_base = raw.get("api_base")
+    if api_base is not None and not isinstance(api_base, str):
+        raise ValueError("model config: api_base must be one URL")
+    hf = api_base is None and Path(model).expanduser().is_dir()
+    if not hf and any(k in raw for k in _HF_FIELDS):
+        raise ValueError(f"model config: {[k for k in _HF_FIELDS if k in raw]} apply only to a model directory")
+    if api_base:
+        spec = f"openai/{model}@{api_base}"
+        label = f"{model} @ {parse_spec(spec).public_base_url()}"
+    elif hf:
+        options = {k: raw[k] for k in ("dtype", "attn_implementation") if k in raw}
+        path = Path(model).expanduser().resolve()
+        spec = f"hf/{path}" + (f"?{urlencode(sorted(options.items()))}" if options else "")
+        label = path.name
+    elif model.endswith(".gguf"):
+        spec, label = f"local/{model}", Path(model).stem
+    elif "/" in model:
+        spec, label = model, model.partition("/")[2]
+        parse_spec(spec)  # an unknown prefix fails here, with the accepted forms
+    else:
+        raise ValueError(f"model config: {model!r} is not a model directory, a .gguf file or a spec "
+                         "like local/NAME; a served model needs api_base")
+    policy = RetryPolicy(max_retries=int(raw.get("max_retries", 5)),
+                         base_delay=float(raw.get("sleep_time", 1.0)))
+    return ModelConfig(spec, raw.get("label", label), int(raw.get("max_tokens", raw.get("max_new_tokens", 512))),
+                       float(raw.get("temperature", 0.0)), int(raw.get("threads", 1)), policy)
+
+
+def load_template(path: str | Path):
+    """The Jinja prompt template; a template naming an unknown variable fails when rendered."""
+    import jinja2
+
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip()
+        return jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False).from_string(text)
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"prompt template {path}: {err}") from err
+    except jinja2.TemplateSyntaxError as err:
+        raise DataError(f"prompt template {path}, line {err.lineno}: {err.message}") from err
+
+
+def context_order(sample: Sample, shuffle: bool, seed: int) -> tuple[str, ...]:
+    """The sample's documents in prompt order: as listed, or shuffled by (seed, sample id)."""
+    if not shuffle:
+        return sample.context
+    order = list(sample.context)
+    random.Random(f"{seed}:{sample.id}").shuffle(order)
+    return tuple(order)
+
+
+def build_prompt(template, sample: Sample, order: tuple[str, ...], docs: dict[str, str],
+                 refusal_message: str) -> str:
+    """The user prompt: the template given the question, the documents in `order` and the refusal phrase."""
+    import jinja2
+
+    try:
+        return template.render(question=sample.question, docs=[docs[d] for d in order],
+                               refusal_message=refusal_message)
+    except jinja2.UndefinedError as err:
+        raise DataError(f"prompt template: {err.message}; it may use question, docs and refusal_message") from err
+
+
+def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], options: Options,
+              quiet: bool = False) -> list[dict]:
+    """Answer and score every sample; one row per sample, written to options.log_path as it finishes.
+
+    A sample whose call fails gets a row with `error` and no scores (it is left
+    out of the aggregates and counted, never scored 0); the others go on. A
+    missing API key stops the run at once, since every call would fail alike.
+    """
+    template = load_template(options.prompt)
+    judge = Judge(options.refusal_message, load_badwords(options.badwords_path))
+    lock = threading.Lock()
+    log = None
+    if options.log_path:
+        Path(options.log_path).parent.mkdir(parents=True, exist_ok=True)
+        log = open(options.log_path, "w", encoding="utf-8")
+
+    def write(row: dict) -> dict:
+        if log is not None:
+            with lock:
+                log.write(json.dumps(row, ensure_ascii=False) + "\n")
+                log.flush()
+        return row
+
+    def answer(sample: Sample) -> dict:
+        order = context_order(sample, options.shuffle_context, options.shuffle_seed)
+        row = {"model": config.label, "id": sample.id, "question": sample.question, "context": list(order)}
+        try:
+            prompt = build_prompt(template, sample, order, docs, options.refusal_message)
+            reply = gateway.complete(
+                config.spec, prompt, stage="rag_ifeval answer",
+                system=None if options.text_completion else (options.system_message or None),
+                max_tokens=config.max_tokens, temperature=config.temperature,
+                text_completion=options.text_completion, retry=config.retry)
+        except (MissingAPIKeyError, DataError):
+            raise  # every sample would fail alike
+        except Exception as err:  # noqa: BLE001  (recorded in the row and the log, never scored)
+            return write({**row, "error": f"{type(err).__name__}: {err}"})
+        text = reply.text
+        return write({
+            **row,
+            "answer": text,
+            "normalized": normalize(text),
+            "scores": judge.score(Answer(text, order), sample.expect),
+            "len_chars": len(text),
+            "len_words": len(words(text)),
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "cached": reply.cached,
+            "finish_reason": reply.finish_reason,
+        })
+
+    try:
+        outcomes = map_items(answer, samples, workers=config.threads, desc=config.label, quiet=quiet,
+                             stop_on=(MissingAPIKeyError, DataError))
+    finally:
+        if log is not None:
+            log.close()
+    return [o.value for o in outcomes]
+
+
+def summary(rows: list[dict]) -> pd.DataFrame:
+    """One row per metric: mean score, how many scores it averages, and how many samples failed."""
+    answered = [{**r["scores"], "len_chars": r["len_chars"], "len_words": r["len_words"]}
+                for r in rows if not r.get("error")]
+    table = pd.DataFrame([{"metric": k, "score": v, "n": n} for k, (v, n) in aggregate(answered).items()])
+    table.attrs["failed"] = sum(1 for r in rows if r.get("error"))
+    return table
+
+
+def score_table(rows: list[dict]) -> pd.DataFrame:
+    """Every metric per model (rows: metric; columns: model), plus the answered and failed counts."""
+    frames = []
+    for model in dict.fromkeys(r["model"] for r in rows):
+        part = [r for r in rows if r["model"] == model]
+        s = summary(part).set_index("metric")
+        s.loc["answered", ["score", "n"]] = [len(part) - s.attrs["failed"], len(part)]
+        s.loc["failed", ["score", "n"]] = [s.attrs["failed"], len(part)]
+        frames.append(s.assign(model=model))
+    return pd.concat(frames).reset_index().pivot(index="metric", columns="model", values=["score", "n"])
+
+
+def format_summary(table: pd.DataFrame) -> str:
+    """The console report: percentages for scores, plain numbers for lengths, counts in brackets."""
+    lines = []
+    for row in table.itertuples():
+        if not row.n:
+            shown = "-"
+        elif row.metric.startswith("len_"):
+            shown = f"{row.score:.0f}"
+        else:
+            shown = f"{100 * row.score:.2f}%"
+        lines.append(f"{row.metric:<15} {shown} ({row.n})")
+    lines.append(f"{'failed':<15} {table.attrs.get('failed', 0)}")
+    return "\n".join(lines)
+
+
+def _flag(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, not {text!r}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    defaults = Options()
+    p = argparse.ArgumentParser(prog="python -m lclab.rag_ifeval", description=__doc__.split("\n\n")[0])
+    p.add_argument("--model_config", required=True, help="JSON file describing the model")
+    p.add_argument("--docs_path", default=defaults.docs_path)
+    p.add_argument("--eval_path", default=defaults.eval_path)
+    p.add_argument("--prompt", default=defaults.prompt, help="Jinja template (question, docs, refusal_message)")
+    p.add_argument("--shuffle_context", type=_flag, nargs="?", const=True, default=False)
+    p.add_argument("--shuffle_seed", type=int, default=defaults.shuffle_seed)
+    p.add_argument("--system_message", default=defaults.system_message)
+    p.add_argument("--refusal_message", default=defaults.refusal_message)
+    p.add_argument("--log_path", default=None, help="per-sample JSONL (answer, normalized answer, scores)")
+    p.add_argument("--text_completion", type=_flag, nargs="?", const=True, default=False)
+    p.add_argument("--badwords_path", default=defaults.badwords_path)
+    args = vars(p.parse_args(argv))
+    try:
+        config = model_config(json.loads(Path(args.pop("model_config")).read_text(encoding="utf-8")))
+        options = Options(**args)
+        docs = load_documents(options.docs_path)
+        rows = run_model(config, load_samples(options.eval_path, docs), docs, options)
+    except (OSError, ValueError, MissingAPIKeyError) as err:
+        print(f"rag_ifeval: {err}", file=sys.stderr)
+        return 2
+    print(format_summary(summary(rows)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
