@@ -43,6 +43,7 @@ _RANK = {
 # Forms whose dictionary tie-break picks the reading that is rare in official
 # texts: "lata" after a number is years far more often than summers.
 _USUAL = {"lata": "rok"}
+_MARGINAL = {"daw.", "przest.", "rzad.", "gwar.", "arch.", "reg."}
 _LAST = 10
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: punctuation and "_" separate words
 
@@ -84,7 +85,14 @@ def _is_pronoun(tag: str) -> bool:
 
 @lru_cache(maxsize=200_000)
 def lemma(word: str) -> str:
-    """The lemma of one lower-case word (a form Morfeusz does not know comes back as simplemma has it)."""
+    """The lemma of one lower-case word (a form Morfeusz does not know comes back as simplemma has it).
+
+    The lemma of an abbreviation may be a phrase ("np" -> "na przykład").
+    """
+    return _lemma(word).replace("_", " ")
+
+
+def _lemma(word: str) -> str:
     import simplemma
 
     if word.isdigit() or len(word) == 1:
@@ -95,9 +103,11 @@ def lemma(word: str) -> str:
         readings = _analyser().analyse(word)
     # A word may split into segments ("zrobiłem" = "zrobił" + "em"); the first
     # segment carries the lexical meaning, clitics after it are dropped.
-    # Lemmas of abbreviations may be phrases joined by "_" ("np" -> "na_przykład").
-    first = [(r[2][1].split(":")[0].lower().replace("_", " "), r[2][2])
-             for r in readings if r[0] == 0 and r[2][2] != "ign"]
+    first = [r[2] for r in readings if r[0] == 0 and r[2][2] != "ign"]
+    # Readings SGJP marks as archaic, rare or dialectal lose to any other ("czwartki"
+    # is Thursdays, not the archaic "czwartka").
+    current = [r for r in first if not set(r[4]) & _MARGINAL]
+    first = [(r[1].split(":")[0].lower(), r[2]) for r in (current or first)]
     if not first:
         return simplemma.lemmatize(word, lang="pl").lower()
     pronouns = [(lem, tag) for lem, tag in first if _is_pronoun(tag)]
