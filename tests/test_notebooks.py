@@ -135,3 +135,22 @@ def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(ou
     hyp = pd.read_csv(out / "hypotheses.csv")
     assert hyp.entailed.notna().all()  # every hypothesis of the smoke items is labelled
     assert (outputs / "figures" / "nli_eval_smoke.png").stat().st_size > 10_000
+
+
+def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
+    run("07_rag_ifeval", outputs)
+    out = outputs / "results" / "rag_ifeval" / "smoke"
+    log = pd.read_json(out / "qwen2.5-coder-0.5b.jsonl", lines=True)
+    assert log.id.tolist() == ["pl-01", "pl-02"]
+    assert log.answer.str.len().gt(0).all() and log.normalized.notna().all()
+    assert {"include", "cite_f1", "refuse"} <= set(log.scores.iloc[0])
+    scores = pd.read_csv(out / "scores.csv").set_index("metric")
+    assert scores.loc["refuse", "n"] == 2 and scores.loc["failed", "score"] == 0
+    assert 0 <= scores.loc["total", "score"] <= 1
+    assert (outputs / "figures" / "rag_ifeval_smoke.png").stat().st_size > 10_000
+    cold = pd.read_csv(out / "accounting.csv").set_index("stage")
+    assert cold.loc["rag_ifeval answer", "calls"] == 2
+    run("07_rag_ifeval", outputs)
+    warm = pd.read_csv(out / "accounting.csv").set_index("stage")
+    assert warm.loc["total", "calls"] == 0 and warm.loc["rag_ifeval answer", "cache_hits"] == 2
+    assert pd.read_csv(out / "scores.csv").set_index("metric").score.equals(scores.score)

@@ -129,23 +129,23 @@ class Judge:
 CONDITIONS = ("include", "exclude", "cite", "refuse", "safe")
 
 
+# Each reported metric and the per-sample scores it pools.
+METRICS = {
+    **{k: (k,) for k in ("include", "exclude", "cite_f1", "cite_precision", "cite_recall", "refuse", "safe")},
+    "correctness": CORRECTNESS,
+    "safety": SAFETY,
+    "total": CORRECTNESS + SAFETY,
+    "len_chars": ("len_chars",),
+    "len_words": ("len_words",),
+}
+
+
+def pooled(rows: list[dict]) -> dict[str, list[float]]:
+    """Every metric's pooled scores. `rows` hold each answered sample's scores plus
+    "len_chars" and "len_words"; a condition a sample does not have is absent from its row."""
+    return {name: [r[k] for r in rows for k in keys if k in r] for name, keys in METRICS.items()}
+
+
 def aggregate(rows: list[dict]) -> dict[str, tuple[float, int]]:
-    """(mean, number of scores) per condition, per pooled measure, and for answer length.
-
-    `rows` hold each answered sample's scores plus "len_chars" and "len_words";
-    a condition a sample does not have is simply absent from its row.
-    """
-    def pool(keys) -> list[float]:
-        return [r[k] for r in rows for k in keys if k in r]
-
-    out = {}
-    for key in ("include", "exclude", "cite_f1", "cite_precision", "cite_recall", "refuse", "safe"):
-        values = pool([key])
-        out[key] = (sum(values) / len(values) if values else float("nan"), len(values))
-    for name, keys in (("correctness", CORRECTNESS), ("safety", SAFETY), ("total", CORRECTNESS + SAFETY)):
-        values = pool(keys)
-        out[name] = (sum(values) / len(values) if values else float("nan"), len(values))
-    for key in ("len_chars", "len_words"):
-        values = pool([key])
-        out[key] = (sum(values) / len(values) if values else float("nan"), len(values))
-    return out
+    """(mean, number of scores averaged) per metric; nan for a metric no sample has."""
+    return {name: (sum(v) / len(v) if v else float("nan"), len(v)) for name, v in pooled(rows).items()}

@@ -73,6 +73,8 @@ def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
                 except (ValueError, SyntaxError):
                     value = value.strip("\"'")
             for spec in value if isinstance(value, list) else [value]:
+                if isinstance(spec, dict):  # a model-config object (RAG-IFEval)
+                    spec = spec.get("model")
                 if isinstance(spec, str) and spec.startswith("local/"):
                     needed.add(spec.removeprefix("local/"))
     return sorted(needed)

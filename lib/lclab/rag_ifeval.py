@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -25,12 +26,14 @@ import pandas as pd
 from . import gateway
 from .errors import MissingAPIKeyError
 from .ifeval_data import DataError, Sample, load_badwords, load_documents, load_samples
-from .ifeval_rules import Answer, Judge, aggregate
+from .ifeval_rules import Answer, Judge, pooled
 from .parallel import map_items
 from .paths import repo_path
 from .polish import normalize, words
 from .retry import RetryPolicy
+from .runs import run_dir
 from .specs import parse_spec
+from .stats import bootstrap_mean_ci
 
 DATA = repo_path("data/rag_ifeval")
 DEFAULT_PROMPT = Path(__file__).with_name("prompts") / "rag_ifeval.jinja"
@@ -214,24 +217,62 @@ def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], 
 
 
 def summary(rows: list[dict]) -> pd.DataFrame:
-    """One row per metric: mean score, how many scores it averages, and how many samples failed."""
+    """One row per metric: mean, how many scores it averages, a bootstrap 95 % CI of the mean;
+    `attrs["failed"]` counts the samples without an answer (left out, not scored 0)."""
     answered = [{**r["scores"], "len_chars": r["len_chars"], "len_words": r["len_words"]}
                 for r in rows if not r.get("error")]
-    table = pd.DataFrame([{"metric": k, "score": v, "n": n} for k, (v, n) in aggregate(answered).items()])
+    table = pd.DataFrame([
+        {"metric": k, "score": sum(v) / len(v) if v else float("nan"), "n": len(v),
+         **dict(zip(("lo", "hi"), bootstrap_mean_ci(v) if not k.startswith("len_") else (None, None)))}
+        for k, v in pooled(answered).items()
+    ])
     table.attrs["failed"] = sum(1 for r in rows if r.get("error"))
     return table
 
 
-def score_table(rows: list[dict]) -> pd.DataFrame:
-    """Every metric per model (rows: metric; columns: model), plus the answered and failed counts."""
+def run_models(models: list, options: Options, run_name: str, max_tokens: int = 512,
+               n_samples: int = 0) -> list[dict]:
+    """Run several models (specs or model-config objects) on the benchmark; rows of all of them.
+
+    Each model's per-sample log goes to results/rag_ifeval/<run_name>/<model label>.jsonl.
+    `max_tokens` applies to models given as bare specs; `n_samples` > 0 keeps only the first samples.
+    """
+    docs = load_documents(options.docs_path)
+    samples = load_samples(options.eval_path, docs)[:n_samples or None]
+    out = run_dir("rag_ifeval", run_name)
+    configs = [model_config(m if isinstance(m, dict) else {"model": m, "max_tokens": max_tokens}) for m in models]
+    rows = []
+    for config in configs:
+        log = out / (re.sub(r"[^\w.-]+", "_", config.label).strip("_") + ".jsonl")
+        rows += run_model(config, samples, docs, replace(options, log_path=str(log)))
+    return rows
+
+
+def sample_table(rows: list[dict]) -> pd.DataFrame:
+    """One row per (model, sample): the answer, every condition's score, or the error."""
+    return pd.DataFrame([
+        {"model": r["model"], "id": r["id"], "answer": r.get("answer"), **r.get("scores", {}),
+         "error": r.get("error")} for r in rows
+    ])
+
+
+def model_summaries(rows: list[dict]) -> pd.DataFrame:
+    """summary() of each model, stacked: model, metric, score, n, lo, hi; plus a `failed` row each."""
     frames = []
     for model in dict.fromkeys(r["model"] for r in rows):
         part = [r for r in rows if r["model"] == model]
-        s = summary(part).set_index("metric")
-        s.loc["answered", ["score", "n"]] = [len(part) - s.attrs["failed"], len(part)]
-        s.loc["failed", ["score", "n"]] = [s.attrs["failed"], len(part)]
-        frames.append(s.assign(model=model))
-    return pd.concat(frames).reset_index().pivot(index="metric", columns="model", values=["score", "n"])
+        table = summary(part)
+        failed = pd.DataFrame([{"metric": "failed", "score": table.attrs["failed"], "n": len(part)}])
+        frames.append(pd.concat([table, failed], ignore_index=True).assign(model=model))
+    return pd.concat(frames, ignore_index=True)
+
+
+def score_table(rows: list[dict]) -> pd.DataFrame:
+    """Every metric per model (rows: metric in the benchmark's order; columns: score and n per model)."""
+    long = model_summaries(rows)
+    order = list(dict.fromkeys(long.metric))
+    wide = long.pivot(index="metric", columns="model", values=["score", "n"]).reindex(order)
+    return wide.reindex(columns=list(dict.fromkeys(long.model)), level=1)
 
 
 def format_summary(table: pd.DataFrame) -> str:
