@@ -10,10 +10,11 @@ an ambiguous form is chosen on both sides, and a phrase matches every
 inflected form of itself ("opłaty skarbowej" matches "opłata skarbowa").
 
 Morfeusz 2 with the SGJP dictionary (both in the `morfeusz2` wheel) lists the
-readings of a form; one is kept by part of speech, then ties go to simplemma's
-Polish lemma table (which holds the usual lemma of a form), then to the lemma
-with the most readings. Forms Morfeusz does not know get simplemma's lemma, or
-stay as they are.
+readings of a form; archaic ones are dropped when others exist, a pronoun is
+kept first, then the best part of speech; ties between lemmas of one part of
+speech go to simplemma's Polish lemma table (which holds the usual lemma of a
+form), then to the lemma with the most readings. Forms Morfeusz does not know
+get simplemma's lemma, or stay as they are.
 """
 
 from __future__ import annotations
@@ -22,28 +23,30 @@ import re
 import threading
 from functools import lru_cache
 
-# Which reading of an ambiguous form to keep, in order:
+# Which reading of an ambiguous form to keep. The choice depends on the kinds of
+# reading a form has, never on the form itself, so that the forms of one word
+# agree ("potwierdzający" and "potwierdzającym" are both the adjective):
 #  1. a personal pronoun ("jej" is her, not the interjection), unless the form is
 #     a pronoun only after a preposition: "nie" would otherwise always be "on";
-#  2. a reading that is the base form itself ("albo" is "or", not the vestment
-#     "alba"; "pytanie" the question, not asking; "być" to be, not "bycie");
-#  3. the best part of speech below: closed classes, nouns, verbs, participles,
-#     adjectives, ...; the imperative comes late, or "lub" (or) would be "like!".
+#  2. the best part of speech below: closed classes first ("albo" is "or", not
+#     the vestment "alba"), nouns before verbs and gerunds ("pytanie" is the
+#     question, not asking), adjectives before participles; the imperative late,
+#     or "lub" (or) would be "like!".
 _PRONOUNS = {"ppron12", "ppron3", "siebie"}
 _RANK = {
     **dict.fromkeys(["prep", "conj", "comp", "qub", "part"], 1),
     **dict.fromkeys(["subst", "depr"], 2),
     **dict.fromkeys(["fin", "bedzie", "praet", "inf", "imps", "pcon", "pant", "winien", "pred"], 3),
-    **dict.fromkeys(["ger", "pact", "ppas"], 4),
-    **dict.fromkeys(["adj", "adja", "adjp", "adjc"], 5),
+    **dict.fromkeys(["adj", "adja", "adjp", "adjc"], 4),
+    **dict.fromkeys(["ger", "pact", "ppas"], 5),
     **dict.fromkeys(["num", "numcol", "dig", "romandig"], 6),
     "adv": 7,
     **dict.fromkeys(["impt", "brev"], 8),
 }
-# Forms whose dictionary tie-break picks the reading that is rare in official
-# texts: "lata" after a number is years far more often than summers.
-_USUAL = {"lata": "rok"}
-_MARGINAL = {"daw.", "przest.", "rzad.", "gwar.", "arch.", "reg."}
+# Forms whose ranked reading is the rare one in official texts: "lata" after a
+# number is years far more often than summers; "być" is to be, not a form of "bycie".
+_USUAL = {"lata": "rok", "być": "być"}
+_MARGINAL = {"daw.", "przest.", "rzad.", "gwar.", "arch.", "reg."}  # SGJP's archaic, rare, dialectal
 _LAST = 10
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: punctuation and "_" separate words
 
@@ -115,8 +118,6 @@ def _lemma(word: str) -> str:
         if pronouns[0][1].startswith("ppron3"):
             return _pronoun_lemma([tag for _, tag in pronouns if tag.startswith("ppron3")])
         return pronouns[0][0]
-    if any(lem == word for lem, _ in first):
-        return word
     best = min(_rank(tag) for _, tag in first)
     counts: dict[str, int] = {}
     for lem, tag in first:

@@ -270,9 +270,9 @@ def model_summaries(rows: list[dict]) -> pd.DataFrame:
 def score_table(rows: list[dict]) -> pd.DataFrame:
     """Every metric per model (rows: metric in the benchmark's order; columns: score and n per model)."""
     long = model_summaries(rows)
-    order = list(dict.fromkeys(long.metric))
-    wide = long.pivot(index="metric", columns="model", values=["score", "n"]).reindex(order)
-    return wide.reindex(columns=list(dict.fromkeys(long.model)), level=1)
+    wide = long.pivot(index="metric", columns="model", values=["score", "n"])
+    columns = [(value, model) for value in ("score", "n") for model in dict.fromkeys(long.model)]
+    return wide.reindex(index=list(dict.fromkeys(long.metric)), columns=columns)
 
 
 def format_summary(table: pd.DataFrame) -> str:
