@@ -25,6 +25,10 @@ def test_models_needed_follow_defaults_and_overrides():
     assert local_models_needed([(SWEEP, {})]) == ["qwen2.5-coder-1.5b"]
     assert local_models_needed([(SWEEP, {"model": "local/qwen2.5-coder-0.5b",
                                          "judge_model": "openai/x"})]) == ["qwen2.5-coder-0.5b"]
+    ifeval = NOTEBOOKS / "07_rag_ifeval.ipynb"  # models given as model-config objects count too
+    assert local_models_needed([(ifeval, {"models": [{"model": "local/qwen2.5-coder-0.5b", "max_tokens": 9},
+                                                     {"model": "m", "api_base": "http://h/v1"}]})]) \
+        == ["qwen2.5-coder-0.5b"]
 
 
 def test_every_notebook_is_committed_without_outputs_and_has_parameters():
