@@ -22,6 +22,19 @@ def test_text_reply_with_usage_and_a_warm_cache_rerun_makes_no_call():
     assert stats.calls == 1 and stats.cache_hits == 1
 
 
+def test_text_completion_continues_a_bare_prompt_without_the_chat_template():
+    prompt = "The capital of France is the city of"
+    reply = complete(SMALL_MODEL, prompt, stage="t", max_tokens=4, text_completion=True)
+    assert "paris" in reply.text.lower()
+    # Only the prompt's own tokens (plus BOS, if any) are read: no chat-template framing.
+    assert reply.prompt_tokens <= count_tokens(SMALL_MODEL, prompt) + 1
+    chat = complete(SMALL_MODEL, prompt, stage="t", max_tokens=4)
+    assert not chat.cached  # the two modes are cached apart
+    assert complete(SMALL_MODEL, prompt, stage="t", max_tokens=4, text_completion=True).cached
+    with pytest.raises(ContextLengthError, match="exceeds the local context window"):
+        complete(SMALL_MODEL, "word " * 9000, stage="t", max_tokens=4, text_completion=True)
+
+
 def test_json_mode():
     reply = complete(SMALL_MODEL, 'Return a JSON object with key "city" set to the capital of Japan.',
                      stage="t", response_format="json", max_tokens=24)

@@ -34,3 +34,17 @@ def test_bad_specs_say_what_is_accepted(bad):
 def test_credentials_in_a_base_url_never_reach_logs_or_cache_keys(monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "https://user:hunter2@proxy.example:8443/v1/")
     assert parse_spec("openai/m").public_base_url() == "https://proxy.example:8443/v1"
+
+
+def test_an_endpoint_given_by_url_and_a_transformers_directory(monkeypatch):
+    monkeypatch.delenv("API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-usual")
+    s = parse_spec("openai/meta-llama/Llama-3.1-8B@http://gpu:8000/v1")
+    assert (s.backend, s.model, s.base_url) == ("openai", "meta-llama/Llama-3.1-8B", "http://gpu:8000/v1")
+    assert s.api_key() == "sk-usual"
+    monkeypatch.setenv("API_KEY", "sk-benchmark")  # RAG-IFEval's variable wins when set
+    assert parse_spec("openai/m@https://h/v1").api_key() == "sk-benchmark"
+    h = parse_spec("hf//models/bielik?dtype=bfloat16&attn_implementation=sdpa")
+    assert (h.backend, h.model) == ("hf", "/models/bielik")
+    assert h.options == (("attn_implementation", "sdpa"), ("dtype", "bfloat16"))
+    assert parse_spec("hf/rel/dir").options == ()
