@@ -8,8 +8,9 @@ import pytest
 from lclab import gateway
 from lclab.fault_server import FaultServer
 from lclab.ifeval_data import DataError, load_badwords, load_documents, load_samples
-from lclab.rag_ifeval import (DATA, Options, build_prompt, context_order, load_template, main, model_config,
-                              run_model, score_table, summary)
+from lclab.ifeval_models import model_config
+from lclab.rag_ifeval import (DATA, Options, build_prompt, context_order, load_template, main, run_model,
+                              score_table, summary)
 
 
 def write(path: Path, text: str | bytes) -> Path:
