@@ -26,10 +26,9 @@ from . import gateway
 from .errors import MissingAPIKeyError
 from .ifeval_data import DataError, Sample, load_badwords, load_documents, load_samples
 from .ifeval_models import ModelConfig, model_config
-from .ifeval_rules import Answer, Judge, pooled
+from .ifeval_rules import Answer, Judge, aggregate, pooled
 from .parallel import map_items
 from .paths import repo_path
-from .polish import normalize, words
 from .runs import run_dir
 from .stats import bootstrap_mean_ci
 
@@ -127,13 +126,14 @@ def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], 
         except Exception as err:  # noqa: BLE001  (recorded in the row and the log, never scored)
             return write({**row, "error": f"{type(err).__name__}: {err}"})
         text = reply.text
+        answer = Answer(text, order)
         return write({
             **row,
             "answer": text,
-            "normalized": normalize(text),
-            "scores": judge.score(Answer(text, order), sample.expect),
+            "scores": judge.score(answer, sample.expect),
+            "normalized": answer.normalized,
             "len_chars": len(text),
-            "len_words": len(words(text)),
+            "len_words": len(answer.normalized.split()),
             "prompt_tokens": reply.prompt_tokens,
             "completion_tokens": reply.completion_tokens,
             "cached": reply.cached,
@@ -154,8 +154,9 @@ def summary(rows: list[dict]) -> pd.DataFrame:
     `attrs["failed"]` counts the samples without an answer (left out, not scored 0)."""
     answered = [{**r["scores"], "len_chars": r["len_chars"], "len_words": r["len_words"]}
                 for r in rows if not r.get("error")]
+    means = aggregate(answered)
     table = pd.DataFrame([
-        {"metric": k, "score": sum(v) / len(v) if v else float("nan"), "n": len(v),
+        {"metric": k, "score": means[k][0], "n": means[k][1],
          **dict(zip(("lo", "hi"), bootstrap_mean_ci(v) if not k.startswith("len_") else (None, None)))}
         for k, v in pooled(answered).items()
     ])
