@@ -68,5 +68,5 @@ fi
 
 for name in "$@"; do
   case "$name" in *.gguf) continue ;; esac
-  "$VENV/bin/python" -m lclab.local_models "$name"
+  "$VENV/bin/python" -m lclab.models.local_models "$name"
 done

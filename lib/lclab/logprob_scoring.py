@@ -19,8 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .errors import LogprobsUnavailableError
-from .gateway import complete, count_tokens
+from .models import LogprobsUnavailableError, complete, count_tokens
 
 DEFAULT_LABELS = ("0", "1")
 TOP_LOGPROBS = 20  # alternatives asked for; the score labels are almost always among them

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Generic, Iterable, TypeVar
@@ -32,7 +33,8 @@ def map_items(
     An item whose call raises is recorded with its error; the others go on.
     Errors of a `stop_on` type (e.g. a backend without logprobs when a run
     demands them) would fail every item alike, so they stop the run at once.
-    KeyboardInterrupt still stops the whole run.
+    KeyboardInterrupt still stops the whole run. Worker threads run in a copy
+    of the caller's context, so the accounting scopes open here count their calls.
     """
     items = list(items)
     outcomes: list[Outcome | None] = [None] * len(items)
@@ -52,7 +54,7 @@ def map_items(
                 bar.update()
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(run, i): i for i in range(len(items))}
+                futures = {pool.submit(contextvars.copy_context().run, run, i): i for i in range(len(items))}
                 try:
                     for future in as_completed(futures):
                         outcomes[futures[future]] = future.result()

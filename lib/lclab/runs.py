@@ -1,4 +1,4 @@
-"""Run bookkeeping: tidy per-item rows appended as the run goes, so a killed run resumes."""
+"""Run storage: the run folder, the fingerprint of an item, and the append-only item log the runner resumes from."""
 
 from __future__ import annotations
 
@@ -37,17 +37,21 @@ class ItemLog:
 
     `done()` tells which keys already have a successful row; rows with an error
     are kept for the record but do not count as done, so a rerun tries them again.
+    With `path=None` the rows are kept in memory only (a run that asked for no log).
     """
 
-    def __init__(self, path: Path, key: Iterable[str]):
-        self.path = Path(path)
+    def __init__(self, path: Path | None, key: Iterable[str]):
+        self.path = Path(path) if path is not None else None
         self.key = tuple(key)
         self._lock = threading.Lock()
+        self._memory: list[dict] = []
 
     def _key(self, row: dict) -> tuple:
         return tuple(row.get(k) for k in self.key)  # rows from before a key column existed match nothing
 
     def rows(self) -> list[dict]:
+        if self.path is None:
+            return list(self._memory)
         if not self.path.exists():
             return []
         rows = []
@@ -65,27 +69,20 @@ class ItemLog:
         return {self._key(r) for r in self.rows() if not r.get(ok_column)}
 
     def append(self, row: dict) -> None:
+        if self.path is None:
+            with self._lock:
+                self._memory.append(dict(row))
+            return
         with self._lock, open(self.path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.flush()
 
-    def latest(self, keys: set[tuple] | None = None) -> pd.DataFrame:
-        """One row per key, the last one written; only the given keys (e.g. this run's items) when given."""
+    def latest(self, keys: Iterable[tuple] | None = None) -> pd.DataFrame:
+        """One row per key, the last one written: of the given keys in their order (e.g. this run's
+        trials), else of every key in the order first written."""
         latest: dict[tuple, dict] = {}
         for row in self.rows():
-            key = self._key(row)
-            if keys is None or key in keys:
-                latest[key] = row
-        return pd.DataFrame(list(latest.values()))
-
-
-def problem_lines(skipped_files: list[tuple[str, str]], items: pd.DataFrame) -> list[str]:
-    """The lines a run summary owes its reader: corpus files left out, and items that failed."""
-    lines = []
-    if skipped_files:
-        lines.append(f"{len(skipped_files)} corpus files skipped: "
-                     + "; ".join(f"{n} ({r})" for n, r in skipped_files))
-    failed = int(items["error"].notna().sum()) if "error" in items else 0
-    if failed:
-        lines.append(f"{failed} items failed (see the error table below); a rerun retries them")
-    return lines
+            latest[self._key(row)] = row
+        if keys is None:
+            return pd.DataFrame(list(latest.values()))
+        return pd.DataFrame([latest[k] for k in dict.fromkeys(keys) if k in latest])

@@ -27,6 +27,8 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
 def proportion_summary(df: pd.DataFrame, by: list[str], column: str, prefix: str) -> pd.DataFrame:
     """Per group: n (non-missing values of `column`), accuracy, 95 % CI, and how many were missing."""
     rows = []
+    if column not in df:  # every row failed before this column was written: all missing
+        df = df.assign(**{column: None})
     for key, group in df.groupby(by, sort=True):
         values = group[column].dropna().astype(bool)
         k, n = int(values.sum()), int(len(values))

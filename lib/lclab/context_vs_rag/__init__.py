@@ -1,0 +1,10 @@
+"""Notebook 02, long context vs RAG (seed 000 §3b) over the same document sets.
+
+    sets.py    the nested document sets per noise level; indexing one set and retrieving from it
+    run.py     both methods answered and judged, the summary per level and method
+    figure.py  accuracy, prompt tokens and answer time against the size of the set
+"""
+
+from .figure import context_vs_rag_figure
+from .run import EXPERIMENT, METHODS, run_context_vs_rag, summarize
+from .sets import DocumentSet, build_sets, n_at_level, retrieve

@@ -1,0 +1,39 @@
+"""Figure of notebook 02: accuracy, prompt tokens and answer time of long context and RAG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..figures import plt, save_figure
+
+
+METHOD_LABELS = {"long_context": "long context", "rag": "RAG (top-k chunks)"}
+
+
+def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path):
+    """Accuracy, prompt tokens and answer time per method against the size of the document set.
+
+    The x axis is the set's size as a long context (its mean prompt tokens at each
+    noise level): RAG retrieves from exactly that set, so both lines share it.
+    """
+    size = (summary[summary["method"] == "long_context"].set_index("noise_pct")["prompt_tokens"])
+    s = summary.assign(set_tokens=summary["noise_pct"].map(size)).sort_values("noise_pct")
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    for i, (method, group) in enumerate(s.groupby("method", sort=True)):
+        shift = (i - 0.5) * 0.01 * max(1.0, float(s["set_tokens"].max()))  # keep equal points apart
+        yerr = [group["judge_acc"] - group["judge_lo"], group["judge_hi"] - group["judge_acc"]]
+        label = METHOD_LABELS.get(method, method)
+        axes[0].errorbar(group["set_tokens"] + shift, group["judge_acc"], yerr=yerr, fmt="o-", capsize=4, label=label)
+        axes[1].plot(group["set_tokens"], group["prompt_tokens"], "o-", label=label)
+        axes[2].plot(group["set_tokens"], group["answer_s"], "o-", label=label)
+    n = int(s["judge_n"].max())
+    axes[0].set(ylim=(-0.05, 1.05), ylabel="judge accuracy", title=f"accuracy (n = {n} per point, 95 % Wilson CI)")
+    axes[1].set(ylabel="prompt tokens per answer", title="prompt size")
+    axes[2].set(ylabel="seconds per answer call", title="answer time")
+    for ax in axes:
+        ax.set_xlabel("document set as a long context (prompt tokens)")
+        ax.legend(loc="best")
+    fig.suptitle(title)
+    return save_figure(fig, path)

@@ -1,0 +1,106 @@
+"""Long context vs RAG (seed 000 §3b): the same document set, stuffed into the prompt or retrieved from.
+
+Each document set (see `sets.py`) is
+- shuffled (seeded) into one long context and answered (method `long_context`);
+- chunked, indexed in its own vector-store collection, and the top-k chunks for
+  the question answered with the same prompt (method `rag`).
+Both are judged with the seed's judge and the judge-free string check; prompt
+tokens and the answering call's latency give the cost side.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..context import answer_prompt
+from ..corpus import Document
+from ..judges import judge_correct, string_match
+from ..models import budget_counters, complete, tokenizer_name
+from ..qa import load_validated
+from ..retrieval.chunking import Chunker
+from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..runs import fingerprint
+from ..stats import proportion_summary
+from .sets import DocumentSet, build_sets, retrieve
+
+EXPERIMENT = "context_vs_rag"
+KEY = ("qa_id", "noise_pct", "method", "fingerprint")
+METHODS = ("long_context", "rag")
+
+
+def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: int,
+                       noise_levels: list[int], store: str, embedder: str, chunk_tokens: int, top_k: int, seed: int,
+                       max_workers: int, run_name: str, max_answer_tokens: int) -> Result:
+    """Run (or resume) both methods on every document set: one row per (pair, noise level, method)."""
+    with Run(EXPERIMENT, run_name) as run:
+        loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
+        count, count_text = budget_counters(model)
+        sets = build_sets(qa, pool, context_tokens, noise_levels, seed, count, count_text)
+        chunker = Chunker(chunk_tokens, "tokens")
+        settings = (model, judge_model, max_answer_tokens)
+        rag_settings = (store, embedder, chunker.name, top_k)
+
+        def key(trial: tuple[DocumentSet, str]) -> tuple:
+            s, m = trial
+            made_with = [settings, [d.id for d in s.docs], s.question] + ([rag_settings] if m == "rag" else [])
+            return (s.qa_id, s.noise_pct, m, fingerprint(*made_with))
+
+        def prepare(trial: tuple[DocumentSet, str], row: dict) -> dict:
+            doc_set, method = trial
+            if method == "long_context":
+                return {"_prompt": answer_prompt(doc_set.docs, doc_set.question)}
+            got = retrieve(doc_set, store, embedder, chunker, top_k, run.dir / "chroma")
+            ids = [h.chunk_id for h in got["hits"]]
+            chunks = [Document(h.chunk_id, h.text) for h in got["hits"]]
+            return {"_prompt": answer_prompt(chunks, doc_set.question), "retrieved": ids,
+                    "answer_doc_retrieved": any(i.startswith(doc_set.answer_id + "::") for i in ids),
+                    "index_s": round(got["index_s"], 3), "search_s": round(got["search_s"], 4)}
+
+        def answer(trial, row: dict) -> dict:
+            return answer_columns(complete(model, row["_prompt"], stage="answer", max_tokens=max_answer_tokens))
+
+        def judge(trial, row: dict) -> dict:
+            doc_set = trial[0]
+            verdict = judge_correct(judge_model, doc_set.question, row["response"], doc_set.gold)
+            return {"string_match": string_match(row["response"], doc_set.gold), **verdict,
+                    "error": verdict["judge_error"] and f"judge: {verdict['judge_error']}"}
+
+        # Retrieval first (cheap, and it needs the embedder, not the LLM), then every answer, then the judge.
+        items = run.trials(
+            [(s, m) for s in sets for m in METHODS], log=run.log(KEY), key=key,
+            describe=lambda t: {"n_distractors": t[0].n_distractors, "question": t[0].question, "gold": t[0].gold,
+                                "model": model, "judge_model": judge_model},
+            steps=[Step("retrieve", prepare), Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
+        notes = [f"{len(qa)} QA pairs x noise levels -> {len(sets)} document sets, 2 methods each; "
+                 + run.resume_note(),
+                 f"context budget {context_tokens} tokens ({tokenizer_name(model)}); {len(pool)} passages in the corpus"]
+        notes += skipped_note(loaded.skipped)
+        return run.result(summarize(items), items=items, notes=notes,
+                          tables={"retrieval_misses": retrieval_misses(items)})
+
+
+def summarize(items: pd.DataFrame) -> pd.DataFrame:
+    """Per (noise level, method): accuracies with 95 % CIs, documents, prompt tokens and answer time."""
+    by = ["noise_pct", "method"]
+    judge = proportion_summary(items, by, "judge_correct", "judge")
+    match = proportion_summary(items, by, "string_match", "match").drop(columns="match_missing")
+    cost = items.reindex(columns=by + ["n_distractors", "prompt_tokens", "answer_latency_s"]).groupby(by).agg(
+        n_distractors=("n_distractors", "mean"),
+        prompt_tokens=("prompt_tokens", "mean"),
+        answer_s=("answer_latency_s", "mean"),
+    ).reset_index()
+    out = judge.merge(match, on=by).merge(cost, on=by)
+    if "answer_doc_retrieved" in items:
+        hit = items[items["method"] == "rag"].groupby("noise_pct")["answer_doc_retrieved"].mean()
+        out["answer_doc_retrieved"] = [hit.get(n) if m == "rag" else None
+                                       for n, m in zip(out["noise_pct"], out["method"])]
+    return out
+
+
+def retrieval_misses(items: pd.DataFrame) -> pd.DataFrame:
+    """RAG answers whose retrieved chunks missed the answer passage (a retrieval failure, not a reading one)."""
+    columns = ["qa_id", "noise_pct", "question", "retrieved", "response"]
+    if "answer_doc_retrieved" not in items:
+        return pd.DataFrame(columns=columns)
+    rag = items[(items["method"] == "rag") & items["answer_doc_retrieved"].notna()]
+    return rag.loc[~rag["answer_doc_retrieved"].astype(bool), columns]

@@ -1,0 +1,115 @@
+"""Lost in the middle (seed §3a): accuracy as a function of where the answer document sits.
+
+For each validated QA pair and each context budget, one fixed, seeded set of
+distractor passages fills the budget; only the answer's position changes with
+depth, so the depths of a pair differ in nothing else.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..context import answer_prompt, candidate_distractors, fill_budget, place_at_depth
+from ..judges import judge_correct, string_match
+from ..models import budget_counters, complete, tokenizer_name
+from ..qa import load_validated
+from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..runs import fingerprint
+from ..stats import proportion_summary
+
+EXPERIMENT = "depth_sweep"
+KEY = ("qa_id", "context_tokens", "depth", "fingerprint")
+
+
+@dataclass(frozen=True)
+class Trial:
+    qa_id: str
+    doc_id: str
+    question: str
+    gold: str
+    context_tokens: int
+    depth: int
+    n_documents: int
+    position: int
+    prompt: str
+
+
+def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list[int], seed: int,
+                 count, count_text=None) -> list[Trial]:
+    """Every (QA pair, budget, depth) prompt, in an order that lets llama.cpp reuse prompt prefixes.
+
+    Within a (pair, budget) group the deepest placement comes first: the next,
+    shallower one shares every document before its answer position with it, and
+    llama.cpp skips re-reading a shared prefix.
+    """
+    by_id = {d.id: d for d in pool}
+    trials = []
+    for row in qa.itertuples():
+        answer = by_id[row.doc_id]
+        rng = random.Random(f"{seed}:{row.qa_id}")
+        candidates = candidate_distractors(answer, pool, row.answer, rng)
+        for budget in context_tokens:
+            distractors = fill_budget(answer, candidates, row.question, budget, count, count_text)
+            for depth in sorted(depths, reverse=True):
+                docs = place_at_depth(answer, distractors, depth)
+                trials.append(Trial(row.qa_id, row.doc_id, row.question, row.answer, budget, depth,
+                                    len(docs), docs.index(answer), answer_prompt(docs, row.question)))
+    return trials
+
+
+def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: list[int],
+                    depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int) -> Result:
+    """Run (or resume) the sweep: one row per (QA pair, budget, depth), answered then judged."""
+    with Run(EXPERIMENT, run_name) as run:
+        loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
+        count, count_text = budget_counters(model)
+        trials = build_trials(qa, pool, context_tokens, depths, seed, count, count_text)
+
+        def answer(t: Trial, row: dict) -> dict:
+            return answer_columns(complete(model, t.prompt, stage="answer", max_tokens=max_answer_tokens))
+
+        def judge(t: Trial, row: dict) -> dict:
+            verdict = judge_correct(judge_model, t.question, row["response"], t.gold)
+            return {"string_match": string_match(row["response"], t.gold), **verdict,
+                    "error": verdict["judge_error"] and f"judge: {verdict['judge_error']}"}
+
+        # Answers first, all of them, in prefix-sharing order; judging afterwards, so
+        # judge prompts do not evict the shared documents from llama.cpp's KV cache.
+        items = run.trials(
+            trials, log=run.log(KEY),
+            key=lambda t: (t.qa_id, t.context_tokens, t.depth,
+                           fingerprint(model, judge_model, max_answer_tokens, t.prompt)),
+            describe=lambda t: {"doc_id": t.doc_id, "n_documents": t.n_documents, "position": t.position,
+                                "question": t.question, "gold": t.gold, "model": model, "judge_model": judge_model},
+            steps=[Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
+        notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
+                 f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(model)}"]
+        notes += skipped_note(loaded.skipped)
+        if "prompt_tokens" in items and items["prompt_tokens"].notna().any():
+            notes.append(f"documents per context: {items['n_documents'].min()}-{items['n_documents'].max()}; "
+                         f"prompt tokens: {items['prompt_tokens'].min():.0f}-{items['prompt_tokens'].max():.0f}")
+        disagree = judge_vs_match(items)
+        judged = int(items["judge_correct"].notna().sum()) if "judge_correct" in items else 0
+        notes.append(f"judge and string match agree on {judged - len(disagree)} of {judged} judged items "
+                     "(result.tables['judge_vs_match'] lists the others)")
+        return run.result(summarize(items), items=items, notes=notes, tables={"judge_vs_match": disagree})
+
+
+def summarize(items: pd.DataFrame) -> pd.DataFrame:
+    """Per (context_tokens, depth): judge and string-match accuracy with 95 % CIs, and failures."""
+    by = ["context_tokens", "depth"]
+    judge = proportion_summary(items, by, "judge_correct", "judge")
+    match = proportion_summary(items, by, "string_match", "match")
+    return judge.merge(match.drop(columns="match_missing"), on=by)
+
+
+def judge_vs_match(items: pd.DataFrame) -> pd.DataFrame:
+    """The items where the judge and the judge-free string match disagree (a view on the judge's reliability)."""
+    columns = ["qa_id", "context_tokens", "depth", "gold", "response", "judge_correct", "string_match"]
+    if "judge_correct" not in items:
+        return pd.DataFrame(columns=columns)
+    judged = items[items["judge_correct"].notna()]
+    return judged.loc[judged["judge_correct"].astype(bool) != judged["string_match"].astype(bool), columns]

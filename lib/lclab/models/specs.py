@@ -1,0 +1,94 @@
+"""Model spec strings: which backend, which model, which endpoint.
+
+    local/qwen2.5-coder-1.5b       embedded model assembled from PyPI parts
+    local/path/to/any.gguf         any GGUF file, run in-process by llama.cpp
+    openai/gpt-4o-mini             OpenAI, or OPENAI_BASE_URL when it is set
+    ollama/llama3.1                a named endpoint from params/endpoints.yaml
+    openai/NAME@http://host:8000/v1  any OpenAI-compatible endpoint given by URL
+                                   (key from API_KEY, else OPENAI_API_KEY)
+    hf/path/to/model_dir?dtype=float32&attn_implementation=sdpa
+                                   a Hugging Face model directory run by transformers
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+import yaml
+
+from .errors import MissingAPIKeyError
+from ..paths import PARAMS
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    raw: str
+    backend: str  # "local" or "openai" (any OpenAI-compatible endpoint)
+    model: str  # embedded name or .gguf path for local; the served model name otherwise
+    base_url: str | None = None  # None means the official OpenAI endpoint
+    api_key_env: str | None = None  # the variable holding the key, if one is needed
+    options: tuple[tuple[str, str], ...] = ()  # load options of an hf/ model (dtype, ...)
+
+    def api_key(self) -> str:
+        """The key from the environment; a placeholder where the endpoint needs none."""
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        if key:
+            return key
+        if self.base_url is None:
+            raise MissingAPIKeyError(
+                f"model {self.raw!r} needs an API key: export {self.api_key_env or 'OPENAI_API_KEY'}=... "
+                "in the shell that runs the notebooks (keys are never notebook parameters), "
+                "or set OPENAI_BASE_URL to use an OpenAI-compatible server instead"
+            )
+        return "not-needed"  # local servers accept any key, but the client insists on one
+
+    def public_base_url(self) -> str:
+        """The base URL without any user:password part, safe to log and to key the cache by."""
+        if self.base_url is None:
+            return "https://api.openai.com/v1"
+        parts = urlsplit(self.base_url)
+        netloc = parts.hostname or ""
+        if parts.port:
+            netloc += f":{parts.port}"
+        return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def _endpoints() -> dict:
+    path = Path(os.environ.get("LCLAB_ENDPOINTS", PARAMS / "endpoints.yaml"))
+    return yaml.safe_load(path.read_text()) if path.exists() else {}
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """Parse `backend/model`; raise ValueError naming the accepted forms."""
+    prefix, sep, rest = spec.partition("/")
+    if not sep or not rest:
+        raise ValueError(
+            f"model spec {spec!r} must look like local/NAME, hf/MODEL_DIR, openai/MODEL or PROFILE/MODEL"
+        )
+    if prefix == "local":
+        return ModelSpec(spec, "local", rest)
+    if prefix == "hf":
+        path, _, query = rest.partition("?")
+        return ModelSpec(spec, "hf", path, options=tuple(sorted(parse_qsl(query, strict_parsing=bool(query)))))
+    if prefix == "openai" and "@http" in rest:
+        # An endpoint named by URL (a model config's api_base). API_KEY is the
+        # variable RAG-IFEval's runners read; OPENAI_API_KEY the usual one.
+        model, _, base_url = rest.partition("@")
+        key_env = "API_KEY" if os.environ.get("API_KEY") else "OPENAI_API_KEY"
+        return ModelSpec(spec, "openai", model, base_url, key_env)
+    if prefix == "openai":
+        return ModelSpec(spec, "openai", rest, os.environ.get("OPENAI_BASE_URL") or None, "OPENAI_API_KEY")
+    endpoints = _endpoints()
+    if prefix not in endpoints:
+        raise ValueError(
+            f"model spec {spec!r}: {prefix!r} is neither 'local', 'openai' nor an endpoint in "
+            f"params/endpoints.yaml ({', '.join(sorted(endpoints)) or 'none defined'})"
+        )
+    entry = endpoints[prefix]
+    base_url = entry.get("base_url") or os.environ.get(entry.get("base_url_env", ""), "")
+    if not base_url:
+        raise ValueError(f"endpoint {prefix!r} needs its base URL in ${entry.get('base_url_env')}")
+    return ModelSpec(spec, "openai", rest, base_url, entry.get("api_key_env"))

@@ -1,0 +1,225 @@
+"""The NLI answer evaluation against manual labels: configurations, the run, the two seed tables.
+
+    items = load_items("data/nli_eval/items.jsonl")
+    labels = load_labels("data/nli_eval", items)
+    result = run_configs(items, labels, configs=[{"model": ..., "variant": "separated", "concurrency": 1}], ...)
+    result.tables["timing"]   # seed table 1: time transforming / getting NLI, tokens, per configuration
+    result.summary            # seed table 2: ROC AUC [95 % CI] per direction, per configuration
+    result.tables["refusal"]  # refusal-tagging accuracy per configuration
+
+Each configuration's calls, cache hits and tokens come from its own scope of
+the one ledger (`ACCOUNTING.scope()`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+
+import pandas as pd
+
+from ..models import ACCOUNTING
+from ..paths import repo_path
+from ..prompts import template
+from ..runner import Result, Run
+from ..runs import fingerprint
+from ..score_eval import separation_summary
+from ..stats import wilson_interval
+from .items import DIRECTIONS, DIRECTION_NAMES, ORDERS, EvalItem
+from .labels import Labels, load_items, load_labels
+from .pipeline import VARIANTS
+from .run import run_nli
+
+EXPERIMENT = "nli_eval"
+PROMPTS = ("nli_system", "nli_refusal_system", "nli_pair", "pronoun_replacement", "refusal_batch")
+TRANSFORM_STAGES = ("pronouns",)
+NLI_STAGES = ("nli", "refusal")
+
+
+def config_label(config: dict) -> str:
+    return f"{config['model']} | {config['variant']} | concurrency {config['concurrency']}"
+
+
+def check_configs(configs: list[dict]) -> list[dict]:
+    out = []
+    for i, c in enumerate(configs):
+        unknown = set(c) - {"model", "variant", "concurrency"}
+        if unknown or "model" not in c:
+            raise ValueError(f"configs[{i}] = {c!r}: give model, and optionally variant and concurrency "
+                             f"(unknown keys: {sorted(unknown)})")
+        c = {"variant": "separated", "concurrency": 1, **c}
+        if c["variant"] not in VARIANTS:
+            raise ValueError(f"configs[{i}]: variant must be one of {VARIANTS}, got {c['variant']!r}")
+        if not isinstance(c["concurrency"], int) or c["concurrency"] < 1:
+            raise ValueError(f"configs[{i}]: concurrency must be a positive integer, got {c['concurrency']!r}")
+        out.append(c)
+    return out
+
+
+def timing_from(ledger, seconds: dict) -> dict:
+    """One configuration's cost: its stages' wall time, and calls, cache hits and tokens from its ledger scope."""
+    def total(stages, attr):
+        return sum(getattr(ledger.get(s), attr) for s in stages)
+    t = dict(seconds)
+    for name, stages in (("transform", TRANSFORM_STAGES), ("nli", NLI_STAGES)):
+        t[f"{name}_calls"] = total(stages, "calls")
+        t[f"{name}_cache_hits"] = total(stages, "cache_hits")
+    t["input_tokens"] = total(TRANSFORM_STAGES + NLI_STAGES, "all_prompt_tokens")
+    t["output_tokens"] = total(TRANSFORM_STAGES + NLI_STAGES, "all_completion_tokens")
+    t["total_tokens"] = t["input_tokens"] + t["output_tokens"]
+    return t
+
+
+def run_nli_eval(model: str, models: list[str], variants: list[str], concurrency: list[int], items_path: str,
+                 labels_dir: str, n_items: int, order: str, pronouns: bool, with_document: bool, language: str,
+                 run_name: str) -> Result:
+    """Notebook 05: the labelled set under every configuration (`models` x `variants` x `concurrency`)."""
+    all_items = load_items(items_path)
+    labels = load_labels(labels_dir, all_items, language)  # checked against every item, whatever n_items selects
+    items = all_items[:n_items] if n_items else all_items
+    configs = [{"model": m, "variant": v, "concurrency": c}
+               for m, v, c in itertools.product(models or [model], variants, concurrency)]
+    return run_configs(items, labels, configs, run_name, order=order, pronouns=pronouns,
+                       with_document=with_document, language=language, kinds=item_kinds(items_path))
+
+
+def item_kinds(items_path: str) -> dict[str, str]:
+    """{item_id: kind} from the item file's optional `kind` field (how each item was written)."""
+    rows = [json.loads(line) for line in repo_path(items_path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {r["item_id"]: r["kind"] for r in rows if r.get("kind")}
+
+
+def by_kind(item_df: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
+    """Mean estimate and refusal tag by the kind of item, per configuration and direction."""
+    if not kinds:
+        return pd.DataFrame()
+    columns = [*DIRECTIONS, "answer_refusal"]
+    tagged = item_df.assign(kind=item_df.item_id.map(kinds)).dropna(subset=["kind"])
+    tagged[columns] = tagged[columns].apply(pd.to_numeric, errors="coerce")  # refusal tags: bools or None
+    return tagged.groupby([*CONFIG_COLUMNS, "kind"])[columns].mean().round(2)
+
+
+def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_name: str, *,
+                order: str = "premise", pronouns: bool = True, with_document: bool = False,
+                language: str = "english", quiet: bool = False, kinds: dict[str, str] | None = None) -> Result:
+    """Every configuration over every item; tables saved in results/nli_eval/<run_name>/.
+
+    Configurations that differ only in concurrency would share every reply in
+    the cache, leaving nothing to time; so each concurrency level above 1 gets
+    its own cache entries (`cache_tag`). Times are those of the run that made
+    the calls: a rerun that makes none shows the cost recorded when they were made.
+    """
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
+    configs = check_configs(configs)
+    with Run(EXPERIMENT, run_name) as run:
+        timings = run.log(("config", "fingerprint"), "timings.jsonl")
+        fp_common = fingerprint([it.__dict__ for it in items], {p: template(p) for p in PROMPTS},
+                                order, pronouns, with_document, language)
+        timing_rows, hyp_all, item_all = [], [], []
+        for c in configs:
+            label = config_label(c)
+            fp = fingerprint(fp_common, c)
+            if not quiet:
+                print(f"== {label}")
+            resumed_before = run.resumed
+            with ACCOUNTING.scope() as ledger:
+                res = run_nli(run, items, c["model"], config=label, variant=c["variant"], concurrency=c["concurrency"],
+                              order=order, pronouns=pronouns, with_document=with_document, language=language,
+                              cache_tag=None if c["concurrency"] == 1 else f"concurrency={c['concurrency']}",
+                              quiet=quiet)
+            t = timing_from(ledger, res.seconds)
+            resumed = run.resumed - resumed_before
+            made_calls = t["transform_calls"] + t["nli_calls"] > 0
+            if made_calls and not resumed:
+                timings.append({"config": label, "fingerprint": fp, "recorded": time.strftime("%Y-%m-%d %H:%M"),
+                                **t, "error": None})
+            recorded = timings.latest([(label, fp)])
+            if not made_calls and len(recorded):
+                # Nothing was called: the cost is the one measured when the calls were made.
+                stored = recorded.iloc[-1].to_dict()
+                t = {k: stored[k] for k in t} | {"times_from": f"run of {stored['recorded']}"}
+            elif resumed:
+                t["times_from"] = (f"this run, which resumed {resumed} finished rows of an earlier one "
+                                   "(their calls are not counted here)")
+            else:
+                t["times_from"] = "this run" if made_calls else "cache (no recorded run: times are not model times)"
+            timing_rows.append({"model": c["model"], "prompt": c["variant"], "concurrency": c["concurrency"],
+                                "items": len(items), **t})
+            for df, sink in ((res.hypotheses, hyp_all), (res.items, item_all)):
+                sink.append(df.assign(model=c["model"], prompt=c["variant"], concurrency=c["concurrency"]))
+
+        hyp = pd.concat(hyp_all, ignore_index=True).merge(
+            labels.hypotheses[["item_id", "direction", "index", "entailed"]], on=["item_id", "direction", "index"],
+            how="left")
+        item_df = pd.concat(item_all, ignore_index=True)
+        auc = auc_table(hyp)
+        n_labelled = labels.hypotheses.item_id.isin({it.item_id for it in items}).sum()
+        notes = [f"{len(items)} items, {n_labelled} labelled hypotheses, {len(configs)} configurations",
+                 run.resume_note("hypotheses.jsonl")]
+        return run.result(auc, items=hyp, notes=notes,
+                          tables={"timing": pd.DataFrame(timing_rows), "refusal": refusal_table(item_df, labels.refusals),
+                                  "hypotheses": hyp, "items": item_df,
+                                  "seed_timing": seed_timing_table(pd.DataFrame(timing_rows)),
+                                  "seed_auc": seed_auc_table(auc), "by_kind": by_kind(item_df, kinds or {})})
+
+
+CONFIG_COLUMNS = ["model", "prompt", "concurrency"]
+
+
+def auc_table(hyp: pd.DataFrame) -> pd.DataFrame:
+    """ROC AUC of the hypothesis estimates against the labels, per configuration and direction.
+
+    Hypotheses without an estimate (failed call, no facts) are counted as
+    `unscored`, never scored 0; unlabelled ones are counted and left out.
+    """
+    rows = []
+    for keys, part in hyp.groupby(CONFIG_COLUMNS, sort=False):
+        for d in DIRECTIONS:
+            sub = part[part.direction == d]
+            labelled = sub[sub.entailed.notna()]
+            s = separation_summary(labelled.entailed.astype(int), labelled.estimate.astype(float))
+            rows.append({**dict(zip(CONFIG_COLUMNS, keys)), "direction": DIRECTION_NAMES[d],
+                         "unlabelled": int(sub.entailed.isna().sum()), **s})
+    return pd.DataFrame(rows)
+
+
+def refusal_table(items: pd.DataFrame, refusal_labels: pd.DataFrame) -> pd.DataFrame:
+    """Refusal-tagging accuracy per configuration over answers and ground truths, with a Wilson CI."""
+    truth = {(r.item_id, r.text): r.refusal for r in refusal_labels.itertuples()}
+    rows = []
+    for keys, part in items.groupby(CONFIG_COLUMNS, sort=False):
+        pairs = []
+        for r in part.itertuples():
+            for text, col in (("answer", "answer_refusal"), ("ground_truth", "gt_refusal")):
+                if (r.item_id, text) in truth:
+                    pairs.append((truth[(r.item_id, text)], getattr(r, col)))
+        tagged = [(y, bool(p)) for y, p in pairs if p is not None and not pd.isna(p)]
+        correct = sum(int(y) == int(p) for y, p in tagged)
+        lo, hi = wilson_interval(correct, len(tagged))
+        rows.append({**dict(zip(CONFIG_COLUMNS, keys)), "labelled_texts": len(pairs), "untagged": len(pairs) - len(tagged),
+                     "refusals": sum(y for y, _ in pairs), "accuracy": correct / len(tagged) if tagged else float("nan"),
+                     "accuracy_lo": lo, "accuracy_hi": hi,
+                     "missed_refusals": sum(1 for y, p in tagged if y and not p),
+                     "false_refusals": sum(1 for y, p in tagged if p and not y)})
+    return pd.DataFrame(rows)
+
+
+def seed_auc_table(auc: pd.DataFrame) -> pd.DataFrame:
+    """The seed's second table: one row per configuration, one 'AUC [lo, hi]' column per direction."""
+    cell = auc.assign(cell=[f"{a:.3f} [{lo:.2f}, {hi:.2f}]" for a, lo, hi in zip(auc.auc, auc.auc_lo, auc.auc_hi)])
+    wide = cell.pivot_table(index=CONFIG_COLUMNS, columns="direction", values="cell", aggfunc="first", sort=False)
+    return wide[[DIRECTION_NAMES[d] for d in DIRECTIONS]].reset_index()
+
+
+def seed_timing_table(timing: pd.DataFrame) -> pd.DataFrame:
+    """The seed's first table: times as mm:ss, tokens per configuration."""
+    def mmss(s):
+        return f"{int(s // 60):02d}:{s % 60:04.1f}"
+    return pd.DataFrame({
+        "LLM model": timing.model, "prompt": timing.prompt, "concurrency": timing.concurrency,
+        "time transforming": timing.transform_s.map(mmss), "time getting NLI": timing.nli_s.map(mmss),
+        "input tokens": timing.input_tokens, "output tokens": timing.output_tokens,
+        "total tokens": timing.total_tokens, "calls": timing.transform_calls + timing.nli_calls,
+        "cache hits": timing.transform_cache_hits + timing.nli_cache_hits, "times from": timing.times_from})

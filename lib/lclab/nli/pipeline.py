@@ -1,0 +1,184 @@
+"""NLI-based answer evaluation (seed 003): the model calls, one function per step.
+
+Sentence conversion (`lclab.nli.sentences`), then:
+
+- pronoun replacement in the answer's and the ground truth's sentences, up to
+  16 sentences per prompt, with the count checked;
+- NLI of each hypothesis sentence against a premise: the model splits it into
+  facts, explains and tags each fact; a hypothesis's estimate is the share of
+  its facts tagged "supported", a pair's the mean over its hypotheses;
+- answer refusal: the first two sentences of a text, tagged in batches of 8
+  (variant "separated"), or asked inside each NLI prompt (variant "same").
+
+`lclab.nli.run` runs these over a set of items with concurrency and timing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..models import ParseError, complete
+from ..prompts import render, template
+
+PRONOUN_BATCH = 16
+REFUSAL_BATCH = 8
+REFUSAL_SENTENCES = 2
+VARIANTS = ("separated", "same")
+# The NLI labels entailment / neutral / contradiction, in words a small model reads correctly
+# (the 1.5B model tagged "neutral" facts it had just explained were stated in the premise).
+TAGS = ("supported", "not mentioned", "contradicted")
+ENTAILED = "supported"
+
+_FACT = {"type": "object", "properties": {"fact": {"type": "string"}, "explanation": {"type": "string"},
+                                          "tag": {"type": "string", "enum": list(TAGS)}},
+         "required": ["fact", "explanation", "tag"]}
+NLI_SCHEMAS = {
+    "separated": {"type": "object", "properties": {"facts": {"type": "array", "items": _FACT}},
+                  "required": ["facts"]},
+    "same": {"type": "object", "properties": {"refusal": {"type": "boolean"},
+                                              "facts": {"type": "array", "items": _FACT}},
+             "required": ["refusal", "facts"]},
+}
+NLI_SYSTEM = {"separated": "nli_system", "same": "nli_refusal_system"}
+PRONOUN_SCHEMA = {"type": "object", "properties": {"sentences": {"type": "array", "items": {"type": "string"}}},
+                  "required": ["sentences"]}
+REFUSAL_SCHEMA = {"type": "object", "properties": {"tags": {"type": "array", "items": {
+    "type": "object", "properties": {"id": {"type": "integer"}, "refusal": {"type": "boolean"}},
+    "required": ["id", "refusal"]}}}, "required": ["tags"]}
+
+
+def _numbered(lines: list[str]) -> str:
+    return "\n".join(f"{i + 1}. {line}" for i, line in enumerate(lines))
+
+
+def batches(seq: list, size: int) -> list[list]:
+    if size < 1:
+        raise ValueError(f"batch size must be at least 1, got {size}")
+    return [seq[i:i + size] for i in range(0, len(seq), size)]
+
+
+# -- pronoun replacement ------------------------------------------------------
+
+def _count_check(key: str, n: int):
+    def validate(reply) -> str | None:
+        got = reply.get(key) if isinstance(reply, dict) else None
+        if not isinstance(got, list):
+            return f'the reply needs a list under "{key}"'
+        if len(got) != n:
+            return f'"{key}" has {len(got)} entries; exactly {n} are needed, one per numbered line, in order'
+        return None
+    return validate
+
+
+def replace_pronouns(model: str, sentences: list[str], question: str,
+                     cache_tag: str | None = None, batch_size: int = PRONOUN_BATCH) -> tuple[list[str], str | None]:
+    """The sentences with pronouns replaced by what they refer to, and a problem or None.
+
+    A reply with the wrong number of sentences gets one repair round (the gateway's);
+    when that fails too, the batch keeps its original sentences and the problem is
+    returned, so the item is flagged rather than scored on misaligned sentences.
+    """
+    out, problems = [], []
+    for batch in batches(sentences, batch_size):
+        prompt = render("pronoun_replacement", n=len(batch), question=question, sentences=_numbered(batch))
+        try:
+            reply = complete(model, prompt, stage="pronouns", response_format=PRONOUN_SCHEMA,
+                             validate=_count_check("sentences", len(batch)), max_tokens=60 * len(batch) + 40,
+                             cache_tag=cache_tag)
+        except ParseError as err:
+            problems.append(f"pronoun replacement kept the original {len(batch)} sentences: {err}")
+            out.extend(batch)
+            continue
+        # An empty rewrite would silently drop a hypothesis: keep the original there.
+        out.extend(new.strip() or old for new, old in zip(reply.json["sentences"], batch))
+    return out, ("; ".join(problems) or None)
+
+
+# -- NLI ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Verdict:
+    facts: list[dict]  # [{"fact", "explanation", "tag"}]
+    refusal: bool | None  # variant "same" only
+
+    @property
+    def estimate(self) -> float | None:
+        """Share of facts tagged supported (entailment); None when the model found no fact (never a silent 0)."""
+        return hypothesis_estimate(self.facts)
+
+
+def hypothesis_estimate(facts: list[dict]) -> float | None:
+    if not facts:
+        return None
+    return sum(f["tag"] == ENTAILED for f in facts) / len(facts)
+
+
+def pair_estimate(estimates: list[float | None]) -> float | None:
+    """Mean over the hypotheses that got an estimate; None when none did."""
+    known = [e for e in estimates if e is not None]
+    return sum(known) / len(known) if known else None
+
+
+def _facts_check(reply) -> str | None:
+    facts = reply.get("facts") if isinstance(reply, dict) else None
+    if not isinstance(facts, list):
+        return 'the reply needs a list under "facts"'
+    for i, f in enumerate(facts):
+        if not isinstance(f, dict) or f.get("tag") not in TAGS:
+            return f'fact {i + 1} needs a "tag" that is one of {list(TAGS)}'
+    return None
+
+
+def nli_messages(variant: str, premise: str, hypothesis: str, document: str | None = None) -> list[dict]:
+    """System instructions, then the premise, then the hypothesis: calls sharing a premise
+    share the whole prompt up to the hypothesis, which a llama.cpp backend reuses."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    source = render("nli_premise_source", document=document) + "\n" if document else ""
+    return [{"role": "system", "content": template(NLI_SYSTEM[variant]).format()},
+            {"role": "user", "content": render("nli_pair", source=source, premise=premise, hypothesis=hypothesis)}]
+
+
+def judge_hypothesis(model: str, variant: str, premise: str, hypothesis: str, document: str | None = None,
+                     cache_tag: str | None = None, max_tokens: int = 400) -> Verdict:
+    reply = complete(model, nli_messages(variant, premise, hypothesis, document), stage="nli",
+                     response_format=NLI_SCHEMAS[variant], validate=_facts_check, max_tokens=max_tokens,
+                     cache_tag=cache_tag)
+    refusal = reply.json.get("refusal") if variant == "same" else None
+    return Verdict(facts=reply.json["facts"], refusal=bool(refusal) if refusal is not None else None)
+
+
+# -- refusal ------------------------------------------------------------------
+
+def refusal_text(sentences: list[str]) -> str:
+    """What the refusal tagger reads: the first two sentences."""
+    return " ".join(sentences[:REFUSAL_SENTENCES])
+
+
+def _refusal_check(n: int):
+    count = _count_check("tags", n)
+
+    def validate(reply) -> str | None:
+        problem = count(reply)
+        if problem:
+            return problem
+        ids = [t.get("id") if isinstance(t, dict) else None for t in reply["tags"]]
+        if ids != list(range(1, n + 1)):
+            return f"the ids must be 1 to {n} in order, got {ids}"
+        return None
+    return validate
+
+
+def tag_refusals(model: str, texts: list[str],
+                 cache_tag: str | None = None) -> list[bool]:
+    """One batch (up to 8 texts): True where the text is an answer refusal.
+
+    Raises ParseError when the reply, after one repair round, still has the
+    wrong number of tags: the caller records the batch as failed.
+    """
+    if not texts:
+        return []
+    prompt = render("refusal_batch", n=len(texts), texts=_numbered(texts))
+    reply = complete(model, prompt, stage="refusal", response_format=REFUSAL_SCHEMA,
+                     validate=_refusal_check(len(texts)), max_tokens=16 * len(texts) + 30, cache_tag=cache_tag)
+    return [bool(t["refusal"]) for t in reply.json["tags"]]

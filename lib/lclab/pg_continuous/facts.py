@@ -1,0 +1,82 @@
+"""The golden response's facts (IO or chain-of-thought extraction), each scored against each context."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..logprob_scoring import score
+from ..models import LogprobsUnavailableError, MissingAPIKeyError, complete
+from ..prompts import render, template
+from ..runner import Run, Step
+from ..runs import fingerprint
+from .contexts import Context
+
+STYLES = {"io": "facts_io", "cot": "facts_cot"}
+FACTS_SCHEMAS = {
+    "io": {"type": "object", "properties": {"facts": {"type": "array", "items": {"type": "string"}}},
+           "required": ["facts"]},
+    "cot": {"type": "object", "properties": {"reasoning": {"type": "string"},
+                                             "facts": {"type": "array", "items": {"type": "string"}}},
+            "required": ["reasoning", "facts"]},
+}
+
+
+def _normalize_fact(fact: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", fact.lower()).strip()
+
+
+def unique_facts(facts: list) -> list[str]:
+    """Non-empty fact strings, with exact repeats (case, spacing, punctuation aside) removed, order kept."""
+    seen, out = set(), []
+    for fact in facts:
+        text = str(fact).strip().lstrip("-•*0123456789. )").strip()
+        key = _normalize_fact(text)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(text)
+    return out
+
+
+def _facts_shape(reply) -> str | None:
+    if not isinstance(reply, dict) or not isinstance(reply.get("facts"), list):
+        return 'the reply needs a list under "facts"'
+    if not unique_facts(reply["facts"]):
+        return 'the "facts" list is empty'
+    return None
+
+
+def extract_facts(model: str, response: str, style: str) -> dict:
+    """The unique facts of `response` with the IO or the chain-of-thought prompt (one cached call)."""
+    if style not in STYLES:
+        raise ValueError(f"fact style must be one of {sorted(STYLES)}, got {style!r}")
+    reply = complete(model, render(STYLES[style], response=response), stage="facts",
+                     response_format=FACTS_SCHEMAS[style], validate=_facts_shape, max_tokens=900)
+    facts = unique_facts(reply.json["facts"])
+    return {"style": style, "facts": facts, "listed": len(reply.json["facts"]),
+            "reasoning": reply.json.get("reasoning", "")}
+
+
+def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: list[Context], require_logprobs: bool,
+                max_workers: int) -> pd.DataFrame:
+    """One logprob-weighted score per (fact, context), resumable from fact_scores.jsonl; ordered context by context.
+
+    The prompt starts with the context, so consecutive calls on one local model
+    share their prefix and llama.cpp re-evaluates only the fact and the question.
+    """
+    jobs = [(ctx, style, i, fact) for ctx in contexts for style, fs in facts.items() for i, fact in enumerate(fs)]
+
+    def run_score(job, row: dict) -> dict:
+        ctx, style, i, fact = job
+        r = score(model, render("fact_in_context", context=ctx.chunk.text, fact=fact), stage="score",
+                  require_logprobs=require_logprobs)
+        return {"p": r.score, "sampled": r.sampled, "mass_outside": r.mass_outside, "source": r.source,
+                "error": r.problem}
+
+    return run.trials(
+        jobs, log=run.log(("style", "fact_id", "context_id", "fingerprint"), "fact_scores.jsonl"),
+        key=lambda j: (j[1], f"{j[1]}-{j[2] + 1}", j[0].context_id,
+                       fingerprint(model, template("fact_in_context"), j[0].chunk.text, j[3])),
+        describe=lambda j: {"fact": j[3], "kind": "golden" if j[0].golden else "noisy"},
+        steps=[Step("score", run_score, max_workers)], stop_on=(LogprobsUnavailableError, MissingAPIKeyError))

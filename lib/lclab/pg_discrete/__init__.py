@@ -1,0 +1,11 @@
+"""Notebook 03, the Paul Graham discrete retrieval dataset (seed 002): does a retrieved context hold the
+golden response, and does the logprob-weighted score tell better than the sampled token?
+
+    points.py  hand-written questions, retrieved positive/negative candidates, manual labels
+    run.py     every model scores every point; separation (ROC AUC) and calibration per scorer
+    figure.py  ROC curves and calibration against the manual labels
+"""
+
+from .figure import score_separation_figure
+from .points import (SCORERS, attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, usable)
+from .run import EXPERIMENT, calibration, run_discrete, score_point, separation

@@ -1,0 +1,47 @@
+"""Figure of notebook 03: ROC curves and calibration of each scorer against the manual labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import seaborn as sns
+
+from ..figures import plt, save_figure
+from ..score_eval import roc_points
+from .points import SCORERS, usable
+
+SCORER_STYLES = {"logprob-weighted p(1)": "-", "sampled 0/1 token": "--"}
+
+
+def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, calibration: pd.DataFrame,
+                            title: str, path: Path):
+    """ROC curves and calibration against manual labels: one colour per model, one line style per scorer."""
+    fig, (roc_ax, cal_ax) = plt.subplots(1, 2, figsize=(11, 4.6))
+    colours = dict(zip(separation["model"].unique(), sns.color_palette(n_colors=separation["model"].nunique())))
+    points = usable(scored)
+    for row in separation.itertuples():
+        column = next(k for k, v in SCORERS.items() if v == row.scorer)
+        group = points[(points["model"] == row.model) & points[column].notna()]
+        if group["label"].nunique() < 2:
+            continue
+        fpr, tpr = roc_points(group["label"].astype(int), group[column])
+        roc_ax.plot(fpr, tpr, SCORER_STYLES[row.scorer], color=colours[row.model], drawstyle="steps-post",
+                    label=f"{row.model}, {row.scorer}: AUC {row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
+    roc_ax.plot([0, 1], [0, 1], ":", color="grey")
+    roc_ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
+               title="ROC against manual labels (AUC [bootstrap 95 % CI])")
+    roc_ax.legend(loc="lower right", fontsize=7)
+    for (model, scorer), group in calibration.groupby(["model", "scorer"], sort=False):
+        yerr = [group["observed"] - group["observed_lo"], group["observed_hi"] - group["observed"]]
+        cal_ax.errorbar(group["mean_score"], group["observed"], yerr=yerr, fmt="o" + SCORER_STYLES[scorer],
+                        color=colours[model], capsize=3, label=f"{model}, {scorer}")
+        for r in group.itertuples():
+            cal_ax.annotate(f"n={r.n}", (r.mean_score, r.observed), textcoords="offset points", xytext=(4, 4),
+                            fontsize=7, color=colours[model])
+    cal_ax.plot([0, 1], [0, 1], ":", color="grey")
+    cal_ax.set(xlabel="mean score in bin", ylabel="share labelled 'contains the golden response'",
+               xlim=(-0.02, 1.02), ylim=(-0.05, 1.05), title="Calibration (5 bins; bars: Wilson 95 % CI)")
+    cal_ax.legend(loc="upper left", fontsize=7)
+    fig.suptitle(title)
+    return save_figure(fig, path)

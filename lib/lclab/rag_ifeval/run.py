@@ -1,0 +1,94 @@
+"""RAG-IFEval: answer each sample from its documents, then score the answer by rule.
+
+Answers go through the gateway (cached) and the trial runner: each sample's row
+is appended to the model's log as it finishes, so a killed run resumes without
+repeating a finished sample, and a rerun re-scores from the cache.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..models import MissingAPIKeyError, complete
+from ..runner import Result, Run, Step, answer_columns, run_trials
+from ..runs import ItemLog, fingerprint
+from .data import DataError, Sample, load_badwords, load_documents, load_samples
+from .model_config import ModelConfig, model_config
+from .options import Options, build_prompt, context_order, load_template
+from .rules import Answer, Judge
+from .tables import model_summaries, sample_table, score_table
+
+EXPERIMENT = "rag_ifeval"
+KEY = ("model", "id", "fingerprint")
+
+
+def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], options: Options,
+              quiet: bool = False) -> list[dict]:
+    """Answer and score every sample; one row per sample, appended to options.log_path as it finishes.
+
+    A sample whose call fails gets a row with `error` and no scores (it is left
+    out of the aggregates and counted, never scored 0); the others go on. A
+    missing API key or a broken template stops the run at once, since every
+    call would fail alike. Samples already scored in the log are not asked again.
+    """
+    template = load_template(options.prompt)
+    judge = Judge(options.refusal_message, load_badwords(options.badwords_path))
+    system = None if options.text_completion else (options.system_message or None)
+    scoring = (options.refusal_message, sorted(judge.badwords))
+
+    def prompt_of(sample: Sample) -> tuple[tuple[str, ...], str]:
+        order = context_order(sample, options.shuffle_context, options.shuffle_seed)
+        return order, build_prompt(template, sample, order, docs, options.refusal_message)
+
+    def answer(sample: Sample, row: dict) -> dict:
+        reply = complete(config.spec, row["_prompt"], stage="rag_ifeval answer", system=system,
+                         max_tokens=config.max_tokens, temperature=config.temperature,
+                         text_completion=options.text_completion, retry=config.retry)
+        scored = Answer(reply.text, tuple(row["context"]))
+        return {**answer_columns(reply), "finish_reason": reply.finish_reason,
+                "scores": judge.score(scored, sample.expect), "normalized": scored.normalized,
+                "len_chars": len(reply.text), "len_words": len(scored.normalized.split())}
+
+    def describe(sample: Sample) -> dict:
+        order, prompt = prompt_of(sample)
+        return {"question": sample.question, "context": list(order), "_prompt": prompt}
+
+    def key(sample: Sample) -> tuple:
+        order, prompt = prompt_of(sample)
+        made_with = (config.spec, config.max_tokens, config.temperature, system, options.text_completion)
+        return (config.label, sample.id, fingerprint(made_with, prompt, sample.expect, scoring))
+
+    items, _ = run_trials(samples, log=ItemLog(options.log_path, KEY), key=key, describe=describe,
+                          steps=[Step(config.label, answer, config.threads)], quiet=quiet,
+                          stop_on=(MissingAPIKeyError, DataError))
+    return items.to_dict("records")
+
+
+def log_name(config: ModelConfig) -> str:
+    """The model's log file in a run folder: its label, made safe for a file name."""
+    return re.sub(r"[^\w.-]+", "_", config.label).strip("_") + ".jsonl"
+
+
+def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Result:
+    """Notebook 07: every model (a spec or a model-config object) on the benchmark, with `Options` fields.
+
+    Each model's per-sample log goes to results/rag_ifeval/<run_name>/<model label>.jsonl.
+    `n_samples` > 0 keeps only the first samples.
+    """
+    if not models:
+        raise ValueError("models is empty: give at least one model spec or model-config object")
+    options = Options(**options).resolved()
+    with Run(EXPERIMENT, run_name) as run:
+        docs = load_documents(options.docs_path)
+        samples = load_samples(options.eval_path, docs)[:n_samples or None]
+        configs = [model_config(m, options.max_tokens) for m in models]
+        rows = []
+        for config in configs:
+            log = Options(**{**options.__dict__, "log_path": str(run.dir / log_name(config))})
+            rows += run_model(config, samples, docs, log)
+        summaries = model_summaries(rows)
+        notes = [f"{len(samples)} samples x {len(configs)} models; per-sample logs in {run.dir}"]
+        return run.result(summaries, items=sample_table(rows), notes=notes,
+                          tables={"score_table": score_table(rows)}, data={"rows": rows})

@@ -1,0 +1,12 @@
+"""Notebook 06, RAG validation (seed 004): how often does the retriever return the chunks a question needs,
+and are the answers right, relevant and faithful?
+
+    run.py     index the corpus, generate single-chunk questions, read the reviewed multi-chunk ones,
+               retrieve, answer and judge
+    curves.py  recall/precision@k curves, the seed's headline numbers, answer quality
+    figure.py  recall@k and precision@k with bootstrap bands
+"""
+
+from .curves import QUALITY, answer_quality, headline, retrieval_curves
+from .figure import retrieval_curves_figure
+from .run import EXPERIMENT, format_passages, run_rag_validation, single_chunk_questions

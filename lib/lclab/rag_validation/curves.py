@@ -1,0 +1,66 @@
+"""Retrieval and answer-quality tables of notebook 06, from the stored rankings and verdicts."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..retrieval.metrics import METRICS
+from ..stats import bootstrap_mean_ci, proportion_summary
+
+QUALITY = {"judge_correct": "answer equals reference (judge)", "relevant": "answer relevance",
+           "faithful": "faithfulness to retrieved chunks"}
+
+
+def retrieval_curves(items: pd.DataFrame, max_k: int) -> pd.DataFrame:
+    """Mean of every metric at k = 1..max_k per question set, with bootstrap 95 % CIs for recall and precision."""
+    rows = []
+    scored = items[items["retrieved"].notna()] if "retrieved" in items else items.iloc[:0]
+    for set_name, group in scored.groupby("set", sort=False):
+        for k in range(1, max_k + 1):
+            values = {name: [fn(r, rel, k) for r, rel in zip(group["retrieved"], group["relevant_chunks"])]
+                      for name, fn in METRICS.items()}
+            row = {"set": set_name, "k": k, "n": len(group),
+                   "undefined": sum(v is None for v in values["recall"])}
+            for name, vals in values.items():
+                defined = [v for v in vals if v is not None]
+                row[name] = sum(defined) / len(defined) if defined else float("nan")
+            for name in ("recall", "precision"):
+                row[f"{name}_lo"], row[f"{name}_hi"] = bootstrap_mean_ci(values[name])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def headline(curves: pd.DataFrame) -> pd.DataFrame:
+    """The seed's numbers: single-chunk recall@1..10 and precision@1; multi-chunk P, R, F1 at k = 3."""
+    rows = []
+    single = curves[curves["set"] == "single"]
+    for r in single.itertuples():
+        rows.append({"set": "single", "metric": f"recall@{r.k}", "value": r.recall, "lo": r.recall_lo,
+                     "hi": r.recall_hi, "n": r.n})
+    for r in single[single["k"] == 1].itertuples():
+        rows.append({"set": "single", "metric": "precision@1", "value": r.precision, "lo": r.precision_lo,
+                     "hi": r.precision_hi, "n": r.n})
+    for r in curves[(curves["set"] == "multi") & (curves["k"] == 3)].itertuples():
+        rows += [{"set": "multi", "metric": "precision@3", "value": r.precision, "lo": r.precision_lo,
+                  "hi": r.precision_hi, "n": r.n},
+                 {"set": "multi", "metric": "recall@3", "value": r.recall, "lo": r.recall_lo, "hi": r.recall_hi,
+                  "n": r.n},
+                 {"set": "multi", "metric": "F1@3", "value": r.f1, "lo": float("nan"), "hi": float("nan"),
+                  "n": r.n}]
+    return pd.DataFrame(rows)
+
+
+def answer_quality(items: pd.DataFrame) -> pd.DataFrame:
+    """Judge, relevance and faithfulness rates per question set, with Wilson 95 % CIs."""
+    frames = []
+    for column, label in QUALITY.items():
+        if column not in items:
+            continue
+        s = proportion_summary(items, ["set"], column, "rate").assign(measure=label)
+        frames.append(s)
+    if not frames:
+        return pd.DataFrame()
+    cols = ["set", "measure", "rate_n", "rate_acc", "rate_lo", "rate_hi", "rate_missing"]
+    out = pd.concat(frames, ignore_index=True)[cols]
+    return out.rename(columns={"rate_n": "n", "rate_acc": "rate", "rate_lo": "lo", "rate_hi": "hi",
+                               "rate_missing": "unscored"})

@@ -1,0 +1,112 @@
+"""RAG validation (seed 004): retrieval recall/precision@k and judged answers over a chunked corpus.
+
+1. Chunk the corpus (200 tokens by default), embed and index every chunk.
+2. Single-chunk questions: one generated QA pair per sampled chunk, kept when an
+   automatic check supports it (the answer is in the chunk, or the LLM says the
+   chunk supports it); the chunk is the one relevant id.
+3. Multi-chunk questions: a reviewed file, three reference chunks per question.
+4. Retrieve the top `max_k` for every question; metrics at every k come from the
+   stored ranking, so they are recomputed, never re-retrieved, on a rerun.
+5. Answer from the top `answer_k` chunks; judge the answer against the reference
+   (the seed's judge), for relevance to the question, and for faithfulness to the
+   retrieved chunks.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..corpus import Document, load_corpus
+from ..judges import judge_correct, judge_faithfulness, judge_relevance
+from ..models import complete
+from ..models.embeddings import get_embedder
+from ..prompts import render
+from ..qa import sample_passages
+from ..qa.generate import generated_pairs
+from ..qa.multi_chunk import read_multi_chunk_file
+from ..retrieval.chunking import Chunk, Chunker
+from ..retrieval.vectorstores import open_corpus_index
+from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..runs import fingerprint
+from .curves import answer_quality, headline, retrieval_curves
+
+EXPERIMENT = "rag_validation"
+KEY = ("qa_id", "fingerprint")
+
+
+def format_passages(hits) -> str:
+    return "\n\n".join(render("rag_passage", index=i, text=h.text) for i, h in enumerate(hits))
+
+
+def single_chunk_questions(run: Run, model: str, chunks: list[Chunk], n: int, seed: int) -> pd.DataFrame:
+    """Generate (resumable, cached) one QA pair per sampled chunk; keep those an automatic check supports.
+
+    Every generated pair, kept or not, is written to single_chunk_qa.csv for review.
+    """
+    pool = [Document(c.chunk_id, c.text, c.doc_id) for c in chunks]
+    sampled = sample_passages(pool, n, min_chars=400, seed=seed)
+    got = generated_pairs(run, model, sampled, 1, "single_chunk_qa.jsonl")
+    df = pd.DataFrame({"qa_id": [f"s-{d}" for d in got["doc_id"]], "chunk_id": got["doc_id"], "set": "single"})
+    for column in ("question", "answer", "answer_in_source", "llm_supported"):
+        df[column] = got.get(column)
+    df["kept"] = got["error"].isna() & (df["answer_in_source"].fillna(False).astype(bool)
+                                        | df["llm_supported"].fillna(False).astype(bool))
+    df["error"] = got["error"]
+    df.to_csv(run.dir / "single_chunk_qa.csv", index=False)
+    kept = df[df["kept"]].copy()
+    kept["relevant"] = [[c] for c in kept["chunk_id"]]
+    return kept.reset_index(drop=True)
+
+
+def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
+                       n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
+                       max_workers: int, run_name: str, max_answer_tokens: int) -> Result:
+    if answer_k > max_k:
+        raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
+    with Run(EXPERIMENT, run_name) as run:
+        loaded = load_corpus(corpus)
+        chunker = Chunker(chunk_tokens, "tokens")
+        chunks = chunker.split(loaded.documents)
+        emb = get_embedder(embedder)
+        index = open_corpus_index(store, corpus, chunker.name, emb, directory=run.dir / "chroma")
+        indexing = index.add(chunks)
+
+        single = single_chunk_questions(run, model, chunks, n_single, seed)
+        multi = read_multi_chunk_file(multi_qa_path, chunks, chunker)
+        multi = (multi.head(n_multi) if n_multi else multi).assign(set="multi")
+        columns = ["qa_id", "set", "question", "answer", "relevant"]
+        questions = pd.concat([single[columns], multi[columns]], ignore_index=True)
+        settings = (model, judge_model, store, emb.spec, chunker.name, max_k, answer_k, max_answer_tokens)
+
+        def answer(q, row: dict) -> dict:
+            hits = index.search(q.question, max_k)
+            reply = complete(model, render("rag_answer", passages=format_passages(hits[:answer_k]),
+                                           question=q.question), stage="answer", max_tokens=max_answer_tokens)
+            return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
+                    "_passages": format_passages(hits[:answer_k]), **answer_columns(reply)}
+
+        def judge(q, row: dict) -> dict:
+            verdicts = {**judge_correct(judge_model, q.question, row["response"], q.answer),
+                        **judge_relevance(judge_model, q.question, row["response"]),
+                        **judge_faithfulness(judge_model, q.question, row["response"], row["_passages"])}
+            errors = [f"{k}: {v}" for k, v in verdicts.items() if k.endswith("_error") and v]
+            return {**verdicts, "error": "; ".join(errors) or None}
+
+        items = run.trials(
+            list(questions.itertuples(index=False)), log=run.log(KEY),
+            key=lambda q: (q.qa_id, fingerprint(settings, q.question, q.answer, list(q.relevant))),
+            describe=lambda q: {"set": q.set, "question": q.question, "reference": q.answer,
+                                "relevant_chunks": list(q.relevant), "model": model, "judge_model": judge_model},
+            steps=[Step("retrieve+answer", answer, max_workers), Step("judge", judge, max_workers)])
+        curves = retrieval_curves(items, max_k)
+        ix = indexing
+        notes = [
+            f"{len(chunks)} chunks; index {index.name!r} ({index.store_name}) holds {ix.count}: "
+            f"{ix.written} written this run in {ix.seconds:.1f} s"
+            + (f" ({ix.chunks_per_second:.1f} chunks/s)" if ix.written else "") + f", {ix.already_indexed} already there",
+            f"single-chunk questions: {len(single)} of {n_single} sampled chunks kept after the automatic check; "
+            f"multi-chunk questions: {len(multi)} reviewed",
+            run.resume_note(),
+        ] + skipped_note(loaded.skipped)
+        return run.result(headline(curves), items=items, notes=notes,
+                          tables={"retrieval_curves": curves, "answer_quality": answer_quality(items)})
