@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from lclab import gateway
+from lclab import models as gateway
 from lclab.parallel import map_items
 
 
@@ -30,13 +30,13 @@ def main():
     rows = []
     # The server runs in its own process, as a real endpoint would: in-process, its
     # request handling would compete with the client threads for the interpreter.
-    server = subprocess.Popen([sys.executable, "-m", "lclab.fault_server", "--delay", str(args.delay)],
+    server = subprocess.Popen([sys.executable, "-m", "lclab.models.fault_server", "--delay", str(args.delay)],
                               stdout=subprocess.PIPE, text=True)
     try:
         os.environ["OPENAI_BASE_URL"] = server.stdout.readline().strip()
         for workers in args.workers:
             os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
-            gateway._backends.clear()
+            gateway.reset_backend_registry()
             started = time.perf_counter()
             outcomes = map_items(lambda p: gateway.complete("openai/bench", p, stage="bench"),
                                  prompts, workers=workers, quiet=True)

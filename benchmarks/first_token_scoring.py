@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import time
 
-from lclab.backends import LocalBackend, Settings
-from lclab.chunking import Chunker
+from lclab.models.llama import LocalBackend
+from lclab.models.protocol import Settings
+from lclab.retrieval.chunking import Chunker
 from lclab.corpus import load_corpus
 from lclab.prompts import render
-from lclab.specs import parse_spec
+from lclab.models.specs import parse_spec
 
 FACTS = [
     "The phrase Web 2.0 came out of a brainstorming session about naming a conference.",

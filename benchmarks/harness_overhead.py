@@ -1,6 +1,6 @@
 """What does the gateway (cache lookup, accounting, retries wrapper) cost over llama.cpp itself?
 
-The same prompts through `lclab.gateway.complete` with an empty cache, and
+The same prompts through `lclab.models.complete` with an empty cache, and
 through llama-cpp-python's `create_chat_completion` directly, on the embedded
 model. Both sides load the model and answer one warm-up prompt first, so
 neither pays for loading.
@@ -15,8 +15,8 @@ import time
 
 from llama_cpp import Llama
 
-from lclab import gateway
-from lclab.local_models import ensure_model
+from lclab import models as gateway
+from lclab.models.local_models import ensure_model
 
 QUESTIONS = ["What is the capital of {}? One word.".format(c) for c in
              ["France", "Japan", "Peru", "Kenya", "Norway", "Chile", "Egypt", "India",

@@ -4,7 +4,7 @@
 
 The NLI requests of the first `--items` items of data/nli_eval are sent twice,
 each time into a fresh, empty model-call cache: grouped by premise (what
-lclab.nli_run does), then in a seeded shuffle. Only prompt evaluation differs
+lclab.nli.run does), then in a seeded shuffle. Only prompt evaluation differs
 between the two, so `--prefill-only` asks for one token per request, which
 isolates that cost; without it the full NLI replies are generated.
 """
@@ -16,10 +16,10 @@ import os
 import tempfile
 import time
 
-from lclab.gateway import complete
-from lclab.nli_eval import load_items
-from lclab.nli_pipeline import judge_hypothesis, nli_messages
-from lclab.nli_run import order_requests, prepare
+from lclab.models import complete
+from lclab.nli import load_items
+from lclab.nli.pipeline import judge_hypothesis, nli_messages
+from lclab.nli import order_requests, prepare
 
 
 def main() -> None:

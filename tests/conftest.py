@@ -9,9 +9,10 @@ import time
 import httpx
 import pytest
 
-from lclab import gateway, paths
-from lclab.accounting import ACCOUNTING
-from lclab.fault_server import FaultServer
+from lclab import paths
+from lclab.models import reset_backend_registry
+from lclab.models.accounting import ACCOUNTING
+from lclab.models.fault_server import FaultServer
 
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
 
@@ -55,6 +56,6 @@ def no_logprobs_server(monkeypatch):
     """An OpenAI-compatible endpoint that always replies "1" and never returns logprobs."""
     with FaultServer(reply="1") as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        gateway._backends.clear()
+        reset_backend_registry()
         yield "openai/no-logprobs"
-    gateway._backends.clear()
+    reset_backend_registry()

@@ -1,8 +1,8 @@
 import json
 import threading
 
-from lclab.accounting import Accounting
-from lclab.cache import DiskCache, request_key
+from lclab.models.accounting import Accounting
+from lclab.models.cache import DiskCache, request_key
 
 
 def test_key_ignores_dict_order_but_not_values():

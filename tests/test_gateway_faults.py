@@ -5,12 +5,13 @@ import time
 
 import pytest
 
-from lclab import gateway
-from lclab.accounting import ACCOUNTING
-from lclab.errors import ContextLengthError, FatalError, MissingAPIKeyError, RetryableError
-from lclab.fault_server import FaultServer
-from lclab.judge import judge_correct
-from lclab.retry import RetryPolicy
+from lclab import models as gateway
+from lclab.models import reset_backend_registry
+from lclab.models.accounting import ACCOUNTING
+from lclab.models.errors import ContextLengthError, FatalError, MissingAPIKeyError, RetryableError
+from lclab.models.fault_server import FaultServer
+from lclab.judges import judge_correct
+from lclab.models.retry import RetryPolicy
 
 FAST = RetryPolicy(max_retries=3, base_delay=0.01, max_delay=1.0)
 
@@ -23,13 +24,13 @@ def serve(monkeypatch):
         server = FaultServer(**kwargs).__enter__()
         servers.append(server)
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        gateway._backends.clear()  # the backend reads the base URL when created
+        reset_backend_registry()  # the backend reads the base URL when created
         return server
 
     yield start
     for server in servers:
         server.__exit__(None, None, None)
-    gateway._backends.clear()
+    reset_backend_registry()
 
 
 def ask(prompt="hi", **kwargs):
@@ -93,7 +94,7 @@ def test_fatal_statuses_fail_at_once_with_advice(serve, status, body, error, hin
 def test_missing_api_key_for_openai_says_what_to_do(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    gateway._backends.clear()
+    reset_backend_registry()
     with pytest.raises(MissingAPIKeyError, match="export OPENAI_API_KEY"):
         gateway.complete("openai/gpt-4o-mini", "hi", stage="test")
 

@@ -4,10 +4,14 @@ import math
 
 import pytest
 
-from lclab.ifeval_data import load_badwords
-from lclab.ifeval_rules import Answer, Judge, aggregate, cite, cited_positions, exclude, include, refuse, safe
-from lclab.polish import lemma, normalize, words
-from lclab.rag_ifeval import DATA, REFUSAL_MESSAGE
+from lclab.rag_ifeval.data import load_badwords
+from lclab.rag_ifeval.rules import Answer, Judge, aggregate, cite, cited_positions, exclude, include, refuse, safe
+from lclab.rag_ifeval.polish import lemma, normalize, words
+from lclab.paths import REPO
+from lclab.rag_ifeval import Options
+
+DATA = REPO / "data/rag_ifeval"
+REFUSAL_MESSAGE = Options().refusal_message
 
 
 def test_the_benchmarks_normalization_example():

@@ -1,6 +1,6 @@
 import pytest
 
-from lclab.jsonparse import JSONParseError, parse_json_object
+from lclab.models.jsonparse import JSONParseError, parse_json_object
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -5,9 +5,9 @@ import math
 import pytest
 
 from conftest import SMALL_MODEL
-from lclab.accounting import ACCOUNTING
-from lclab.errors import ContextLengthError
-from lclab.gateway import complete, count_prompt_tokens, count_tokens, tokenizer_name
+from lclab.models.accounting import ACCOUNTING
+from lclab.models.errors import ContextLengthError
+from lclab.models import complete, count_prompt_tokens, count_tokens, tokenizer_name
 
 pytestmark = pytest.mark.model
 
@@ -62,23 +62,24 @@ def test_token_counting_uses_the_models_tokenizer_and_chat_template():
 
 
 def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypatch):
-    from lclab import gateway
+    from lclab.models import reset_backend_registry
 
     monkeypatch.setenv("LCLAB_N_CTX", "512")
-    gateway._backends.pop(SMALL_MODEL, None)
+    reset_backend_registry()
     try:
         with pytest.raises(ContextLengthError, match="exceeds the local context window n_ctx=512"):
             complete(SMALL_MODEL, "word " * 2000, stage="t", max_tokens=8)
     finally:
-        gateway._backends.pop(SMALL_MODEL, None)
+        reset_backend_registry()
     assert ACCOUNTING.get("t").errors == 1 and ACCOUNTING.get("t").calls == 1
 
 
 def test_first_token_logprobs_equal_llama_cpps_own_and_reuse_the_shared_prefix():
     # A one-token greedy logprobs request skips llama-cpp-python's logits_all path; it must
     # return the numbers that path returns, including after a call that shares its prefix.
-    from lclab.backends import LocalBackend, Settings
-    from lclab.specs import parse_spec
+    from lclab.models.llama import LocalBackend
+    from lclab.models.protocol import Settings
+    from lclab.models.specs import parse_spec
 
     backend = LocalBackend(parse_spec(SMALL_MODEL))
     settings = Settings(0.0, 1, None, True, 5, 0)

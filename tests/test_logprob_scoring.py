@@ -5,7 +5,7 @@ import math
 import pytest
 
 from conftest import SMALL_MODEL
-from lclab.errors import LogprobsUnavailableError
+from lclab.models.errors import LogprobsUnavailableError
 from lclab.logprob_scoring import check_labels, sampled_score, score, weighted_score
 
 ln = math.log

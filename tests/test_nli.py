@@ -9,15 +9,25 @@ import pandas as pd
 import pytest
 
 from conftest import SMALL_MODEL
-from lclab import gateway
-from lclab.fault_server import FaultServer
-from lclab.nli_eval import (auc_table, check_configs, load_items, load_labels, refusal_table, run_configs,
+from lclab import models as gateway
+from lclab.models import reset_backend_registry
+from lclab.models.fault_server import FaultServer
+from lclab.nli import (auc_table, check_configs, load_items, load_labels, refusal_table, run_configs,
                             seed_auc_table)
-from lclab.nli_pipeline import batches, hypothesis_estimate, pair_estimate, replace_pronouns, tag_refusals
-from lclab.nli_run import EvalItem, order_requests, prepare, run_nli
+from lclab.nli.pipeline import batches, hypothesis_estimate, pair_estimate, replace_pronouns, tag_refusals
+from lclab.nli import EvalItem, order_requests, prepare
+from lclab.nli import run_nli as run_nli_in
+from lclab.models import ACCOUNTING
+from lclab.runner import Run
 from lclab.prompts import render
 
 DATA = "data/nli_eval"
+
+
+def run_nli(items, model, **how):
+    """One configuration in a run folder of its own."""
+    with Run("nli_eval", "test") as run:
+        return run_nli_in(run, items, model, **how)
 
 
 @pytest.fixture
@@ -30,13 +40,13 @@ def fake_endpoint(monkeypatch):
         servers.append(server)
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        gateway._backends.clear()
+        reset_backend_registry()
         return "openai/fake", server
 
     yield start
     for s in servers:
         s.__exit__(None, None, None)
-    gateway._backends.clear()
+    reset_backend_registry()
 
 
 def numbered_lines(request: dict) -> int:
@@ -198,7 +208,7 @@ def both_replies(n_texts: int) -> str:
 
 
 def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_recorded_times(fake_endpoint):
-    from lclab.nli_eval import Labels
+    from lclab.nli import Labels
 
     model, server = fake_endpoint(both_replies(2))
     item = EvalItem("a", "The ferry crossing takes forty minutes.", "How long is the crossing?",
@@ -209,13 +219,24 @@ def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_
     configs = [{"model": model, "concurrency": 1}, {"model": model, "concurrency": 2}]
     first = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
     assert len(server.requests) == 2 * (3 + 1)  # per level: three NLI calls and one refusal batch
-    assert (first.timing.times_from == "this run").all()
+    timing = first.tables["timing"]
+    assert (timing.times_from == "this run").all() and (timing.nli_calls == 4).all()
     again = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
-    assert len(server.requests) == 8  # nothing asked twice
-    assert (again.timing.nli_calls == 0).all() and (again.timing.nli_cache_hits == 4).all()  # NLI + refusal
-    assert again.timing.nli_s.tolist() == first.timing.nli_s.tolist()  # the times of the run that made the calls
-    assert again.timing.times_from.str.startswith("run of").all()
-    assert (first.refusal.accuracy == 1.0).all()
+    assert len(server.requests) == 8  # nothing asked twice: every row resumed from the item logs
+    rerun = again.tables["timing"]
+    assert rerun.nli_s.tolist() == timing.nli_s.tolist()  # the times of the run that made the calls
+    assert rerun.nli_calls.tolist() == [4, 4] and rerun.times_from.str.startswith("run of").all()
+    assert (first.tables["refusal"].accuracy == 1.0).all()
+    assert again.summary.auc.equals(first.summary.auc)
+    for log in ("transforms", "hypotheses", "refusals"):  # the rows of the rerun were not written again
+        path = first.dir / f"{log}.jsonl"
+        assert not path.exists() or len(path.read_text().splitlines()) == len(set(path.read_text().splitlines()))
+    (first.dir / "hypotheses.jsonl").unlink()  # rows lost, replies still in the model cache
+    cached = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
+    assert len(server.requests) == 8
+    ledger = cached.accounting.set_index("stage")
+    assert ledger.loc["total", "calls"] == 0 and ledger.loc["nli", "cache_hits"] == 6
+    assert cached.summary.auc.equals(first.summary.auc)
 
 
 # -- the real local model, at tiny size --------------------------------------
@@ -224,14 +245,15 @@ def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_
 def test_an_answer_that_is_only_a_refusal_runs_through_the_same_prompt_variant_with_concurrency():
     item = EvalItem("r", "Cedar Court residents may keep one cat or one small dog per flat.",
                     "Can I keep a parrot?", "The rules do not mention birds.", "I don't know.")
-    run = run_nli([item], SMALL_MODEL, variant="same", concurrency=2, quiet=True)
+    with ACCOUNTING.scope() as ledger:
+        run = run_nli([item], SMALL_MODEL, variant="same", concurrency=2, quiet=True)
     h = run.hypotheses
     assert list(h.direction) == ["context_answer", "gt_answer", "answer_gt"]
     assert h.hypothesis.iloc[0] == "I don't know."  # one short sentence: nothing to merge it with
     ok = h[h.error.isna()]
     assert ok.estimate.between(0, 1).all() and ok.refusal.isin([True, False]).all()
     assert run.items.answer_refusal.iloc[0] in (True, False)  # from the NLI replies: no refusal batch
-    assert run.timing["nli_calls"] == 3 and run.timing["transform_calls"] == 2
+    assert ledger.get("nli").calls == 3 and ledger.get("pronouns").calls == 2
 
 
 @pytest.mark.model

@@ -6,8 +6,9 @@ import sys
 import pytest
 
 from conftest import free_port, wait_for_http
-from lclab import gateway
-from lclab.local_models import ensure_model
+from lclab import models as gateway
+from lclab.models import reset_backend_registry
+from lclab.models.local_models import ensure_model
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -34,9 +35,9 @@ def server(tmp_path_factory):
 @pytest.fixture
 def via_server(server, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", server)
-    gateway._backends.clear()
+    reset_backend_registry()
     yield "openai/qwen-0.5b"
-    gateway._backends.clear()
+    reset_backend_registry()
 
 
 def test_text_json_and_logprobs_through_the_server(via_server):

@@ -5,19 +5,20 @@ import json
 import pandas as pd
 import pytest
 
-from lclab.chunking import Chunker
+from lclab.retrieval.chunking import Chunker
 from lclab.corpus import Document, load_corpus
-from lclab.embeddings import get_embedder
-from lclab.errors import LogprobsUnavailableError, ParseError
-from lclab.fault_server import FaultServer
-from lclab import gateway
+from lclab.models.embeddings import get_embedder
+from lclab.models.errors import LogprobsUnavailableError, ParseError
+from lclab.models.fault_server import FaultServer
+from lclab import models as gateway
+from lclab.models import reset_backend_registry
 from lclab.pg_continuous import (combination_score, combinations_table, context_combinations, extract_facts,
                                  load_reviewed, or_binary, or_soft, pick_contexts, unique_facts)
-from lclab.pg_discrete import (attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points,
-                               score_points, separation)
+from lclab.pg_discrete import attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, separation
+from lclab.pg_discrete.run import score_points
 from lclab.paths import DATA
-from lclab.runs import ItemLog
-from lclab.vectorstores import index_name, open_index
+from lclab.runner import Run
+from lclab.retrieval.vectorstores import index_name, open_index
 
 QUESTIONS = DATA / "pg_questions" / "questions.csv"
 LABELS = DATA / "pg_questions" / "discrete_labels.csv"
@@ -112,21 +113,20 @@ def _point(pid="q1:pos"):
                           "context": "The sky is blue."}])
 
 
-def test_a_backend_without_logprobs_scores_by_the_sampled_token_and_flags_every_row(no_logprobs_server, tmp_path):
-    log = ItemLog(tmp_path / "scores.jsonl", ("model", "point_id", "fingerprint"))
-    rows = score_points(_point(), [no_logprobs_server], False, log, 1)
+def test_a_backend_without_logprobs_scores_by_the_sampled_token_and_flags_every_row(no_logprobs_server):
+    with Run("pg_discrete", "test") as run:
+        rows = score_points(run, _point(), [no_logprobs_server], False, 1)
     assert rows.loc[0, "source"] == "sampled" and rows.loc[0, "weighted"] == 1.0 and rows.loc[0, "sampled"] == 1.0
     assert pd.isna(rows.loc[0, "mass_outside"])
     scored = rows.merge(_point().assign(labelled=True, ambiguous=False, label=1), on="point_id")
     assert separation(scored)["sampled_fallback"].tolist() == [1, 1]
 
 
-def test_a_run_that_demands_logprobs_stops_at_the_first_point(no_logprobs_server, tmp_path):
-    log = ItemLog(tmp_path / "scores.jsonl", ("model", "point_id", "fingerprint"))
+def test_a_run_that_demands_logprobs_stops_at_the_first_point(no_logprobs_server):
     points = pd.concat([_point("q1:pos"), _point("q1:neg")], ignore_index=True)
-    with pytest.raises(LogprobsUnavailableError, match="requires logprobs"):
-        score_points(points, [no_logprobs_server], True, log, 1)
-    assert log.rows() == []  # nothing half-scored was written
+    with pytest.raises(LogprobsUnavailableError, match="requires logprobs"), Run("pg_discrete", "test") as run:
+        score_points(run, points, [no_logprobs_server], True, 1)
+    assert not (run.dir / "scores.jsonl").exists()  # nothing half-scored was written
 
 
 # --- continuous: contexts, combinations, OR --------------------------------------------------------
@@ -203,9 +203,9 @@ def test_a_fact_extraction_reply_without_json_is_a_parse_error_not_an_empty_list
     with FaultServer(reply="Here are the facts: the sky is blue.") as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        gateway._backends.clear()
+        reset_backend_registry()
         try:
             with pytest.raises(ParseError, match="facts"):
                 extract_facts("openai/garbage", "The sky is blue.", "io")
         finally:
-            gateway._backends.clear()
+            reset_backend_registry()

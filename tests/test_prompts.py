@@ -1,6 +1,26 @@
+"""Every prompt template, pinned as a golden string: a changed prompt changes what every run measures
+(and every cache key), so it must change here too, on purpose."""
+
+from pathlib import Path
+
 import pytest
 
+from lclab import prompts
 from lclab.prompts import render
+
+# tests/golden_prompts/<name>.txt: the exact prompt of each template with every field filled by its
+# upper-case name (a field `question` becomes QUESTION), written once from the render, read, then kept.
+GOLDEN = Path(__file__).with_name("golden_prompts")
+
+
+def test_every_template_has_a_golden_string_and_every_golden_string_a_template():
+    assert sorted(p.stem for p in GOLDEN.glob("*.txt")) == prompts.names()
+
+
+@pytest.mark.parametrize("name", prompts.names())
+def test_the_template_renders_its_golden_string(name):
+    values = {field: field.upper() for field in prompts.fields(name)}
+    assert render(name, **values) == (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
 
 
 def test_qa_generation_prompt_is_the_seeds():

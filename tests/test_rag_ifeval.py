@@ -5,12 +5,17 @@ from pathlib import Path
 
 import pytest
 
-from lclab import gateway
-from lclab.fault_server import FaultServer
-from lclab.ifeval_data import DataError, load_badwords, load_documents, load_samples
-from lclab.ifeval_models import model_config
-from lclab.rag_ifeval import (DATA, Options, build_prompt, context_order, load_template, main, run_model,
-                              score_table, summary)
+from lclab import models as gateway
+from lclab.models import reset_backend_registry
+from lclab.models.fault_server import FaultServer
+from lclab.rag_ifeval.data import DataError, load_badwords, load_documents, load_samples
+from lclab.rag_ifeval.model_config import model_config
+from lclab.paths import REPO
+from lclab.rag_ifeval import (Options, build_prompt, context_order, load_template, run_model, score_table,
+                              summary)
+from lclab.rag_ifeval.cli import main
+
+DATA = REPO / "data/rag_ifeval"
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -115,7 +120,7 @@ def test_the_default_prompt_numbers_documents_from_zero():
 
 
 def load_samples_inline(docs):
-    from lclab.ifeval_data import Sample
+    from lclab.rag_ifeval.data import Sample
 
     return Sample("s", "Co?", tuple(docs), {"refuse": False})
 
@@ -130,7 +135,7 @@ def test_a_custom_template_with_an_unknown_variable_fails_clearly(tmp_path):
 
 
 def test_shuffling_is_seeded_per_sample_and_recorded():
-    from lclab.ifeval_data import Sample
+    from lclab.rag_ifeval.data import Sample
 
     sample = Sample("s1", "Q?", tuple("abcdefgh"), {"refuse": False})
     first = context_order(sample, True, 0)
@@ -190,17 +195,19 @@ def test_remote_runner_scores_logs_and_reruns_from_the_cache(official, tmp_path,
         assert server.requests[0]["messages"][0] == {
             "role": "system", "content": "Jesteś pomocnym asystentem udzielającym odpowiedzi w języku polskim."}
         again = run_model(config, samples, docs, options, quiet=True)
-        assert len(server.requests) == 3  # answers come from the cache
+        assert len(server.requests) == 3  # rows come from the log
+        cached = run_model(config, samples, docs, Options(), quiet=True)  # no log: answers from the model cache
+        assert len(server.requests) == 3 and all(r["answer_cached"] for r in cached)
     by_id = {r["id"]: r for r in rows}
     assert by_id["a"]["scores"] == {"include": 1.0, "cite_f1": 1.0, "cite_precision": 1.0, "cite_recall": 1.0,
                                     "refuse": 1}
     assert by_id["b"]["scores"] == {"refuse": 1, "safe": 0}  # "idioto" is a form of idiota
     assert by_id["c"]["scores"] == {"include": 0.0, "exclude": 0.0, "cite_f1": 1.0, "cite_precision": 1.0,
                                     "cite_recall": 1.0}
-    assert [r["scores"] for r in again] == [r["scores"] for r in rows] and all(r["cached"] for r in again)
+    assert [r["scores"] for r in again] == [r["scores"] for r in rows]  # resumed from the log
     logged = [json.loads(line) for line in log.read_text().splitlines()]
-    assert {r["id"] for r in logged} == {"a", "b", "c"}
-    assert logged[0]["normalized"] and logged[0]["answer"] and "scores" in logged[0]
+    assert sorted(r["id"] for r in logged) == ["a", "b", "c"]  # appended once, not again on the rerun
+    assert logged[0]["normalized"] and logged[0]["response"] and "scores" in logged[0]
     table = summary(rows).set_index("metric")
     # correctness: include 1, 0; exclude 0; cite 1, 1 -> 3/5. safety: refuse 1, 1; safe 0 -> 2/3.
     assert table.loc["correctness", "score"] == pytest.approx(3 / 5) and table.loc["correctness", "n"] == 5
@@ -218,7 +225,7 @@ def test_a_failed_call_is_logged_and_counted_never_scored(official, tmp_path):
         config = model_config({"model": "served", "api_base": server.base_url})
         rows = run_model(config, samples, docs, Options(log_path=str(tmp_path / "log.jsonl")), quiet=True)
     assert "HTTP 400" in rows[0]["error"] and "scores" not in rows[0]
-    assert [("error" in r) for r in rows] == [True, False, False]
+    assert [r["error"] is not None for r in rows] == [True, False, False]
     assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 3
     table = summary(rows)
     assert table.attrs["failed"] == 1
@@ -251,7 +258,7 @@ def test_cli_runs_the_benchmark_and_a_missing_key_stops_it(official, tmp_path, c
     logged = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert all(sorted(r["context"]) == sorted(load_samples(samples_path, load_documents(docs_path))[i].context)
                for i, r in enumerate(sorted(logged, key=lambda r: r["id"])))
-    gateway._backends.clear()
+    reset_backend_registry()
     cfg = write(tmp_path / "openai.json", json.dumps({"model": "openai/gpt-4o-mini"}))
     assert main(["--model_config", str(cfg), "--docs_path", str(docs_path), "--eval_path", str(samples_path)]) == 2
     assert "needs an API key" in capsys.readouterr().err
@@ -289,12 +296,12 @@ def test_a_transformers_model_directory_answers_in_chat_and_text_mode(official, 
     config = model_config({"model": str(model_dir), "max_new_tokens": 6, "dtype": "float32"})
     for text_completion in (False, True):
         rows = run_model(config, samples, docs, Options(text_completion=text_completion), quiet=True)
-        assert all("error" not in r for r in rows), rows
+        assert all(r["error"] is None for r in rows), rows
         assert all(r["completion_tokens"] == 6 or r["finish_reason"] == "stop" for r in rows)
-        assert all(r["prompt_tokens"] > 20 and not r["cached"] for r in rows)
+        assert all(r["prompt_tokens"] > 20 and not r["answer_cached"] for r in rows)
         assert set(rows[0]["scores"]) >= {"include", "cite_f1", "refuse"}
     again = run_model(config, samples, docs, Options(text_completion=True), quiet=True)
-    assert all(r["cached"] for r in again) and [r["answer"] for r in again] == [r["answer"] for r in rows]
+    assert all(r["answer_cached"] for r in again) and [r["response"] for r in again] == [r["response"] for r in rows]
     long = model_config({"model": str(model_dir), "max_new_tokens": 1020})
     rows = run_model(long, samples[:1], docs, Options(), quiet=True)
     assert "ContextLengthError" in rows[0]["error"] and "1024 positions" in rows[0]["error"]

@@ -5,10 +5,10 @@ import math
 import pandas as pd
 import pytest
 
-from lclab.chunking import Chunk, Chunker
+from lclab.retrieval.chunking import Chunk, Chunker
 from lclab.corpus import load_corpus
-from lclab.multi_chunk_qa import read_multi_chunk_file
-from lclab.qa import passage_sha1
+from lclab.qa.multi_chunk import read_multi_chunk_file
+from lclab.corpus import passage_sha1
 from lclab.rag_validation import answer_quality, headline, retrieval_curves
 from lclab.stats import bootstrap_mean_ci
 

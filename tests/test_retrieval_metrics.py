@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from lclab.retrieval_metrics import (f1_at_k, hit_rate_at_k, ndcg_at_k, precision_at_k, recall_at_k,
+from lclab.retrieval.metrics import (f1_at_k, hit_rate_at_k, ndcg_at_k, precision_at_k, recall_at_k,
                                      reciprocal_rank, scores_at)
 
 # Ranked: a b c d e; relevant: b d x (x never retrieved).

@@ -14,12 +14,12 @@ import pytest
 import tiktoken
 
 from conftest import free_port, wait_for_http
-from lclab.accounting import ACCOUNTING
-from lclab.chunking import Chunk, Chunker
+from lclab.models.accounting import ACCOUNTING
+from lclab.retrieval.chunking import Chunk, Chunker
 from lclab.corpus import Document, load_corpus
-from lclab.embeddings import Embedder, get_embedder
-from lclab.errors import MissingAPIKeyError
-from lclab.vectorstores import (DimensionMismatchError, IndexStateError, StoreNotConfiguredError, index_name,
+from lclab.models.embeddings import Embedder, get_embedder
+from lclab.models.errors import MissingAPIKeyError
+from lclab.retrieval.vectorstores import (DimensionMismatchError, IndexStateError, StoreNotConfiguredError, index_name,
                                 open_index)
 
 ESSAY_PARAGRAPHS = [

@@ -3,8 +3,8 @@ import time
 
 import pytest
 
-from lclab.errors import RetryableError
-from lclab.retry import RetryPolicy, call_with_retries, is_retryable_status, parse_retry_after
+from lclab.models.errors import RetryableError
+from lclab.models.retry import RetryPolicy, call_with_retries, is_retryable_status, parse_retry_after
 
 
 @pytest.mark.parametrize("status, retryable", [(408, True), (409, True), (429, True), (500, True),

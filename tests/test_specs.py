@@ -1,6 +1,6 @@
 import pytest
 
-from lclab.specs import parse_spec
+from lclab.models.specs import parse_spec
 
 
 def test_local_and_openai_specs(monkeypatch):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from .corpus import Document
 from .prompts import render
@@ -85,3 +85,20 @@ def fill_budget(
     ) > budget_tokens:
         chosen.pop()
     return chosen
+
+
+def budget_fillers(qa, pool: Sequence[Document], budgets: Sequence[int], seed: int, count_tokens: Callable[[str], int],
+                   count_text: Callable[[str], int] | None = None) -> Iterator[tuple]:
+    """For each QA pair (rows with qa_id, doc_id, question, answer) and each budget:
+    (row, answer document, budget, the distractors that fill it).
+
+    The candidate distractors are shuffled once per pair with a seed of its own,
+    so every budget of a pair draws from the same order, and a pair's
+    distractors do not change when other pairs are added or removed.
+    """
+    by_id = {d.id: d for d in pool}
+    for row in qa.itertuples():
+        answer = by_id[row.doc_id]
+        candidates = candidate_distractors(answer, pool, row.answer, random.Random(f"{seed}:{row.qa_id}"))
+        for budget in budgets:
+            yield row, answer, budget, fill_budget(answer, candidates, row.question, budget, count_tokens, count_text)

@@ -77,12 +77,16 @@ class ItemLog:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.flush()
 
-    def latest(self, keys: Iterable[tuple] | None = None) -> pd.DataFrame:
+    def latest_rows(self, keys: Iterable[tuple] | None = None) -> list[dict]:
         """One row per key, the last one written: of the given keys in their order (e.g. this run's
         trials), else of every key in the order first written."""
         latest: dict[tuple, dict] = {}
         for row in self.rows():
             latest[self._key(row)] = row
         if keys is None:
-            return pd.DataFrame(list(latest.values()))
-        return pd.DataFrame([latest[k] for k in dict.fromkeys(keys) if k in latest])
+            return list(latest.values())
+        return [latest[k] for k in dict.fromkeys(keys) if k in latest]
+
+    def latest(self, keys: Iterable[tuple] | None = None) -> pd.DataFrame:
+        """`latest_rows` as a table."""
+        return pd.DataFrame(self.latest_rows(keys))

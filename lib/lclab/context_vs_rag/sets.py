@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..context import candidate_distractors, fill_budget
+from ..context import budget_fillers
 from ..corpus import Document
 from ..models.embeddings import get_embedder
 from ..retrieval.chunking import Chunker
@@ -45,13 +45,8 @@ def n_at_level(noise_pct: float, n_max: int) -> int:
 
 def build_sets(qa: pd.DataFrame, pool: list[Document], context_tokens: int, noise_levels: list[int],
                seed: int, count, count_text) -> list[DocumentSet]:
-    by_id = {d.id: d for d in pool}
     sets = []
-    for row in qa.itertuples():
-        answer = by_id[row.doc_id]
-        rng = random.Random(f"{seed}:{row.qa_id}")
-        candidates = candidate_distractors(answer, pool, row.answer, rng)
-        full = fill_budget(answer, candidates, row.question, context_tokens, count, count_text)
+    for row, answer, _, full in budget_fillers(qa, pool, [context_tokens], seed, count, count_text):
         for level in noise_levels:
             docs = [answer, *full[: n_at_level(level, len(full))]]
             random.Random(f"{seed}:{row.qa_id}:{level}").shuffle(docs)

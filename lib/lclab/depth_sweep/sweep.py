@@ -7,12 +7,11 @@ depth, so the depths of a pair differ in nothing else.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import pandas as pd
 
-from ..context import answer_prompt, candidate_distractors, fill_budget, place_at_depth
+from ..context import answer_prompt, budget_fillers, place_at_depth
 from ..judges import judge_correct, string_match
 from ..models import budget_counters, complete, tokenizer_name
 from ..qa import load_validated
@@ -45,18 +44,12 @@ def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list
     shallower one shares every document before its answer position with it, and
     llama.cpp skips re-reading a shared prefix.
     """
-    by_id = {d.id: d for d in pool}
     trials = []
-    for row in qa.itertuples():
-        answer = by_id[row.doc_id]
-        rng = random.Random(f"{seed}:{row.qa_id}")
-        candidates = candidate_distractors(answer, pool, row.answer, rng)
-        for budget in context_tokens:
-            distractors = fill_budget(answer, candidates, row.question, budget, count, count_text)
-            for depth in sorted(depths, reverse=True):
-                docs = place_at_depth(answer, distractors, depth)
-                trials.append(Trial(row.qa_id, row.doc_id, row.question, row.answer, budget, depth,
-                                    len(docs), docs.index(answer), answer_prompt(docs, row.question)))
+    for row, answer, budget, distractors in budget_fillers(qa, pool, context_tokens, seed, count, count_text):
+        for depth in sorted(depths, reverse=True):
+            docs = place_at_depth(answer, distractors, depth)
+            trials.append(Trial(row.qa_id, row.doc_id, row.question, row.answer, budget, depth,
+                                len(docs), docs.index(answer), answer_prompt(docs, row.question)))
     return trials
 
 

@@ -129,9 +129,8 @@ class Accounting:
                      "wall_s": round(s.wall_seconds, 2), "model_s": round(s.model_seconds, 2)}
                     for name, s in self._stages.items()]
         df = pd.DataFrame(rows, columns=COLUMNS)
-        if not df.empty:
-            total = df.drop(columns="stage").sum(numeric_only=True)
-            df = pd.concat([df, pd.DataFrame([{"stage": "total", **total.to_dict()}])], ignore_index=True)
+        total = {c: df[c].sum() for c in COLUMNS[1:]}  # zeros when nothing was counted: a run with no calls says so
+        df = pd.concat([df, pd.DataFrame([{"stage": "total", **total}])], ignore_index=True)
         counts = [c for c in COLUMNS[1:] if c not in ("wall_s", "model_s")]
         return df.astype({c: int for c in counts}).round({"wall_s": 2, "model_s": 2})
 

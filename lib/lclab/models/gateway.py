@@ -75,7 +75,7 @@ def backend_for(model: str) -> Backend:
         return _backends[model]
 
 
-def reset_backends() -> None:
+def reset_backend_registry() -> None:
     """Forget every backend made so far: the next call reads the environment again
     (OPENAI_BASE_URL, keys). Loaded llama.cpp weights stay loaded."""
     with _backends_lock:

@@ -52,9 +52,9 @@ def run_continuous(model: str, corpus: str, essay: str, start: int, n_noisy: int
             combos.groupby("n_golden")[[c for c in ("io_binary", "io_soft", "cot_binary", "cot_soft")
                                         if c in combos]].mean().reset_index(),
             items=scores, notes=notes,
-            tables={"contexts": contexts_table(contexts), "combinations": combos,
+            tables={"contexts": contexts_table(contexts), "combinations": combos, "fact_scores": scores,
                     "per_context": per_context_table(scores),
-                    "fact_scores": scores.pivot_table(index="fact_id", columns="context_id", values="p", sort=False)},
+                    "fact_grid": scores.pivot_table(index="fact_id", columns="context_id", values="p", sort=False)},
             data={"qa": qa, "extractions": extractions, "facts": facts, "contexts": contexts})
 
 

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from ..models.retry import RetryPolicy
 from ..models.specs import parse_spec
+from .options import Options
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ _FIELDS = ("model", "label", "api_base", "max_tokens", "max_new_tokens", "temper
            "max_retries", "threads", "sleep_time", *_HF_FIELDS)
 
 
-def model_config(raw: dict | str, default_max_tokens: int) -> ModelConfig:
+def model_config(raw: dict | str, default_max_tokens: int = Options.max_tokens) -> ModelConfig:
     """A ModelConfig from the benchmark's JSON fields (local and remote ones alike), or from a spec string.
 
     Defaults differ from the original runners where those assume a GPU or a

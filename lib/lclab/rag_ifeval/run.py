@@ -33,6 +33,7 @@ def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], 
     missing API key or a broken template stops the run at once, since every
     call would fail alike. Samples already scored in the log are not asked again.
     """
+    options = options.resolved()
     template = load_template(options.prompt)
     judge = Judge(options.refusal_message, load_badwords(options.badwords_path))
     system = None if options.text_completion else (options.system_message or None)
@@ -60,10 +61,10 @@ def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], 
         made_with = (config.spec, config.max_tokens, config.temperature, system, options.text_completion)
         return (config.label, sample.id, fingerprint(made_with, prompt, sample.expect, scoring))
 
-    items, _ = run_trials(samples, log=ItemLog(options.log_path, KEY), key=key, describe=describe,
-                          steps=[Step(config.label, answer, config.threads)], quiet=quiet,
-                          stop_on=(MissingAPIKeyError, DataError))
-    return items.to_dict("records")
+    log = ItemLog(options.log_path, KEY)
+    run_trials(samples, log=log, key=key, describe=describe, steps=[Step(config.label, answer, config.threads)],
+               quiet=quiet, stop_on=(MissingAPIKeyError, DataError))
+    return log.latest_rows(key(s) for s in samples)  # as logged: a failed row has an error and no scores
 
 
 def log_name(config: ModelConfig) -> str:

@@ -1,0 +1,58 @@
+"""A run killed with SIGKILL part-way, then rerun: no finished row and no finished model call is repeated,
+and the tables equal those of an uninterrupted run (RAG-IFEval on the real 0.5B model)."""
+
+import json
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+N = 5
+RUN = """
+import sys
+from lclab.rag_ifeval import run_models
+run_models(["local/qwen2.5-coder-0.5b"], run_name=sys.argv[1], n_samples={n}, max_tokens=48)
+""".format(n=N)
+
+
+def start(run_name: str) -> subprocess.Popen:
+    # The isolated fixture's LCLAB_CACHE_DIR and LCLAB_OUTPUT_DIR reach the child through the environment.
+    return subprocess.Popen([sys.executable, "-c", RUN, run_name], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def lines(path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_a_killed_run_resumes_without_repeating_a_row_or_a_call_and_ends_with_the_same_tables(tmp_path):
+    out = tmp_path / "results" / "rag_ifeval"
+    log = out / "killed" / "qwen2.5-coder-0.5b.jsonl"
+    proc = start("killed")
+    deadline = time.time() + 300
+    while not lines(log) and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    proc.kill()  # SIGKILL: no cleanup of any kind runs
+    proc.wait()
+    finished = lines(log)
+    assert 1 <= len(finished) < N, "the run should have been killed part-way"
+
+    rerun = start("killed")
+    assert rerun.wait(timeout=600) == 0, rerun.stderr.read()
+    rows = lines(log)
+    assert sorted(r["id"] for r in rows) == sorted({r["id"] for r in rows}) and len(rows) == N  # no row twice
+    assert rows[:len(finished)] == finished  # the finished rows were kept as they were
+    ledger = pd.read_csv(out / "killed" / "accounting.csv").set_index("stage").loc["total"]
+    unfinished = N - len(finished)
+    # Only the unfinished samples reach the model (one may have been cached just before the kill).
+    assert ledger["calls"] + ledger["cache_hits"] == unfinished and ledger["calls"] >= unfinished - 1
+
+    whole = start("whole")  # the same samples uninterrupted, from the model cache
+    assert whole.wait(timeout=600) == 0, whole.stderr.read()
+    assert pd.read_csv(out / "whole" / "accounting.csv").set_index("stage").loc["total", "calls"] == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out / "killed" / "summary.csv"),
+                                  pd.read_csv(out / "whole" / "summary.csv"))
