@@ -5,7 +5,8 @@ import math
 import pytest
 
 from lclab.rag_ifeval.data import load_badwords
-from lclab.rag_ifeval.rules import Answer, Judge, aggregate, cite, cited_positions, exclude, include, refuse, safe
+from lclab.rag_ifeval.rules import (Answer, Judge, aggregate, cite, cited_positions, exclude, include, occurs, refuse,
+                                    safe)
 from lclab.rag_ifeval.polish import lemma, normalize, words
 from lclab.paths import REPO
 from lclab.rag_ifeval import Options
@@ -131,3 +132,53 @@ def test_aggregates_pool_conditions_and_count_them():
     assert agg["len_chars"] == (20, 2) and agg["len_words"] == (3, 2)
     empty = aggregate([])
     assert math.isnan(empty["total"][0]) and empty["total"][1] == 0
+
+
+# -- one lemma per word --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, phrase", [
+    ("Zgłoszenie dotyczy prac związanych z pracami budowlanymi.", "prace budowlane"),
+    ("Opłata dotyczy usług świadczonych w usługach turystycznych.", "usługi turystyczne"),
+    ("Wniosek mogą złożyć ojcowie dziecka.", "ojciec"),
+    ("Naliczono odsetek za zwłokę.", "odsetki za zwłokę"),
+    ("Urząd przyjmuje wnioski od 1 do 31 maja.", "maj"),
+])
+def test_an_inflected_form_matches_the_phrase(answer, phrase):
+    assert occurs(phrase, normalize(answer)), (normalize(answer), normalize(phrase))
+
+
+def common_lemmas(n: int = 240) -> list[tuple[str, int]]:
+    """The most frequent nouns, verbs and adjectives (Morfeusz lemma ids) of the shipped Polish documents."""
+    import collections
+
+    from lclab.rag_ifeval import polish
+
+    import json
+
+    counts = collections.Counter()
+    docs = [json.loads(line)["contents"] for line in (DATA / "documents.jsonl").read_text(encoding="utf-8").splitlines()]
+    questions = [s["question"] for s in json.loads((DATA / "samples.json").read_text(encoding="utf-8"))]
+    for word in polish._WORD.findall(" ".join(docs + questions).lower()):
+        for lemma_id, tag, qualifiers in polish._analyse(word):
+            rank = polish._rank(tag)
+            if rank in (2, 3, 4) and not qualifiers:
+                counts[(lemma_id, rank)] += 1
+    return [key for key, _ in counts.most_common(n)]
+
+
+def test_every_form_of_a_common_word_gets_one_lemma():
+    from lclab.rag_ifeval import polish
+
+    sample = common_lemmas()
+    assert len(sample) >= 200
+    split = {}
+    for lemma_id, rank in sample:
+        forms = {f.lower() for f, _, tag, _, _ in polish._analyser().generate(lemma_id) if polish._rank(tag) == rank}
+        # A form that is also a word of a better-ranked kind (a conjunction, a noun) is read as that word,
+        # by rule ("lub" is "or", not "like!"): the property is about the forms read as this kind of word.
+        read_here = [f for f in forms if polish.reading_rank(f) == rank and not f.isdigit() and len(f) > 1
+                     and f not in polish._USUAL]
+        lemmas = {polish.lemma(f) for f in read_here}
+        if len(lemmas) > 1:
+            split[lemma_id] = {f: polish.lemma(f) for f in read_here}
+    assert not split, split

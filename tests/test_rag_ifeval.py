@@ -305,3 +305,25 @@ def test_a_transformers_model_directory_answers_in_chat_and_text_mode(official, 
     long = model_config({"model": str(model_dir), "max_new_tokens": 1020})
     rows = run_model(long, samples[:1], docs, Options(), quiet=True)
     assert "ContextLengthError" in rows[0]["error"] and "1024 positions" in rows[0]["error"]
+
+
+def test_notebook_07_takes_its_option_defaults_from_the_one_options_dataclass():
+    import ast
+    import dataclasses
+
+    from lclab.notebooks import NOTEBOOKS, declared_parameters
+
+    declared = declared_parameters(NOTEBOOKS / "07_rag_ifeval.ipynb")
+    fields = {f.name: f.default for f in dataclasses.fields(Options)}
+    shared = set(declared) & set(fields)
+    assert shared >= {"docs_path", "eval_path", "prompt", "shuffle_context", "max_tokens", "refusal_message"}
+    assert {name: ast.literal_eval(declared[name]["default"]) for name in shared} == {n: fields[n] for n in shared}
+
+
+def test_the_cli_takes_every_option_from_the_dataclass(capsys):
+    import dataclasses
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = capsys.readouterr().out
+    assert all(f"--{f.name}" in help_text for f in dataclasses.fields(Options))

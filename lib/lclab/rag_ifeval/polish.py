@@ -11,10 +11,18 @@ inflected form of itself ("opłaty skarbowej" matches "opłata skarbowa").
 
 Morfeusz 2 with the SGJP dictionary (both in the `morfeusz2` wheel) lists the
 readings of a form; archaic ones are dropped when others exist, a pronoun is
-kept first, then the best part of speech; ties between lemmas of one part of
-speech go to simplemma's Polish lemma table (which holds the usual lemma of a
-form), then to the lemma with the most readings. Forms Morfeusz does not know
-get simplemma's lemma, or stay as they are.
+kept first, then the best part of speech. The lemma is then chosen by the word,
+never by the form: lemmas of one part of speech that share a form (the noun
+"praca" and the plural-only "prace"; "ojciec" and "ojcowie"; "odsetek",
+"odsetka" and "odsetki") make one group, and every form of every lemma in the
+group gets the group's one name: the lemma with unqualified readings, then the
+one simplemma's Polish lemma table (built from corpus frequencies) names for
+most of the group's forms ("ma" is "mieć", not the rare "maić"), then the
+largest paradigm, then the first in alphabetical order. So all the forms of one
+word agree, whichever form an answer uses. Two unrelated words that share forms
+are merged too (the plural "lata" belongs to both "rok" and "lato"): for a
+matching rule that is the lesser harm. Forms Morfeusz does not know get
+simplemma's lemma, or stay as they are.
 """
 
 from __future__ import annotations
@@ -95,6 +103,44 @@ def lemma(word: str) -> str:
     return _lemma(word).replace("_", " ")
 
 
+def _analyse(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(lemma id, tag, qualifiers) of each reading of the form's first segment.
+
+    A word may split into segments ("zrobiłem" = "zrobił" + "em"); the first
+    carries the lexical meaning, clitics after it are dropped.
+    """
+    with _morfeusz_lock:
+        readings = _analyser().analyse(form)
+    return [(r[2][1], r[2][2], _qualifiers(r[2][4])) for r in readings if r[0] == 0 and r[2][2] != "ign"]
+
+
+def _qualifiers(raw: list[str]) -> tuple[str, ...]:
+    # SGJP joins several qualifiers into one string ("filoz.,rel."): split on any separator.
+    return tuple(q for item in raw for q in re.split(r"[,;\s]+", item) if q)
+
+
+def _current_readings(word: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    # Readings SGJP marks as archaic, rare or dialectal lose to any other ("czwartki"
+    # is Thursdays, not the archaic "czwartka").
+    readings = _analyse(word)
+    return [r for r in readings if not set(r[2]) & _MARGINAL] or readings
+
+
+def reading_rank(word: str) -> int | None:
+    """The rank of the part of speech a word's lemma is chosen from (None when Morfeusz does not know it,
+    0 for a personal pronoun): a form of a noun that is also a conjunction is read as the conjunction."""
+    readings = _current_readings(word)
+    if not readings:
+        return None
+    if any(_is_pronoun(tag) for _, tag, _ in readings):
+        return 0
+    return min(_rank(tag) for _, tag, _ in readings)
+
+
+def _name(lemma_id: str) -> str:
+    return lemma_id.split(":")[0].lower()  # "budowlany:A" -> "budowlany"
+
+
 def _lemma(word: str) -> str:
     import simplemma
 
@@ -102,33 +148,57 @@ def _lemma(word: str) -> str:
         return word  # single letters are symbols here ("kategoria B", "załącznik A")
     if word in _USUAL:
         return _USUAL[word]
-    with _morfeusz_lock:
-        readings = _analyser().analyse(word)
-    # A word may split into segments ("zrobiłem" = "zrobił" + "em"); the first
-    # segment carries the lexical meaning, clitics after it are dropped.
-    first = [r[2] for r in readings if r[0] == 0 and r[2][2] != "ign"]
-    # Readings SGJP marks as archaic, rare or dialectal lose to any other ("czwartki"
-    # is Thursdays, not the archaic "czwartka").
-    current = [r for r in first if not set(r[4]) & _MARGINAL]
-    first = [(r[1].split(":")[0].lower(), r[2]) for r in (current or first)]
-    if not first:
+    readings = _current_readings(word)
+    if not readings:
         return simplemma.lemmatize(word, lang="pl").lower()
-    pronouns = [(lem, tag) for lem, tag in first if _is_pronoun(tag)]
+    pronouns = [(_name(lem), tag) for lem, tag, _ in readings if _is_pronoun(tag)]
     if pronouns:
         if pronouns[0][1].startswith("ppron3"):
             return _pronoun_lemma([tag for _, tag in pronouns if tag.startswith("ppron3")])
         return pronouns[0][0]
-    best = min(_rank(tag) for _, tag in first)
-    counts: dict[str, int] = {}
-    for lem, tag in first:
-        if _rank(tag) == best:
-            counts[lem] = counts.get(lem, 0) + 1
-    if len(counts) == 1:
-        return next(iter(counts))
-    usual = simplemma.lemmatize(word, lang="pl").lower()
-    if usual in counts:
-        return usual
-    return max(counts, key=counts.get)  # the first listed among equals: max keeps insertion order
+    best = min(_rank(tag) for _, tag, _ in readings)
+    return _group_name(next(lem for lem, tag, _ in readings if _rank(tag) == best), best)
+
+
+_groups: dict[tuple[str, int], str] = {}  # (lemma id, rank) -> the name of its group
+_MAX_GROUP = 40  # lemmas; a larger group stops growing (never seen on SGJP's common words)
+
+
+def _group_name(lemma_id: str, rank: int) -> str:
+    """The one name of the group of lemmas of this rank that share forms with `lemma_id`, transitively."""
+    if (lemma_id, rank) in _groups:
+        return _groups[(lemma_id, rank)]
+    import simplemma
+
+    members: dict[str, tuple[bool, int]] = {}  # lemma id -> (has an unqualified reading, paradigm size)
+    all_forms: set[str] = set()
+    todo = [lemma_id]
+    while todo and len(members) < _MAX_GROUP:
+        lem = todo.pop()
+        if lem in members:
+            continue
+        with _morfeusz_lock:
+            forms = {f.lower() for f, _, tag, _, _ in _analyser().generate(lem) if _rank(tag) == rank}
+        all_forms |= forms
+        unqualified = False
+        for form in forms:
+            for other, tag, qualifiers in _analyse(form):
+                if _rank(tag) != rank:
+                    continue
+                if other == lem:
+                    unqualified = unqualified or not qualifiers
+                elif other not in members:
+                    todo.append(other)
+        members[lem] = (unqualified, len(forms))
+    votes: dict[str, int] = {}
+    for form in all_forms:
+        usual = simplemma.lemmatize(form, lang="pl").lower()
+        votes[usual] = votes.get(usual, 0) + 1
+    name = _name(min(members, key=lambda m: (not members[m][0], -votes.get(_name(m), 0), -members[m][1],
+                                             _name(m), m)))
+    for member in members:
+        _groups[(member, rank)] = name
+    return name
 
 
 def words(text: str) -> list[str]:
