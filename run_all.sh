@@ -9,7 +9,7 @@ usage() {
   cat <<'USAGE'
 usage: ./run_all.sh [--profile NAME] [--model SPEC] [NOTEBOOK ...]
 
-  --profile NAME   parameter set params/NAME.yaml (default: default; smoke: ~1 min per notebook)
+  --profile NAME   parameter set params/NAME.yaml or a .yaml path (default: default; smoke: ~1 min per notebook)
   --model SPEC     answering model for every notebook, e.g. local/qwen2.5-coder-0.5b,
                    local/path/to/file.gguf, openai/gpt-4o-mini, ollama/llama3.1
                    (keys come from the environment, e.g. OPENAI_API_KEY)
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     *) notebooks+=("$1"); shift ;;
   esac
 done
-if [ ! -f "params/$profile.yaml" ]; then
+if [ ! -f "params/$profile.yaml" ] && [ ! -f "$profile" ]; then
   echo "run_all.sh: no profile '$profile' (looked for params/$profile.yaml)" >&2; exit 2
 fi
 

@@ -5,7 +5,9 @@
 A profile is `params/<name>.yaml`: a mapping from notebook name (file stem) to
 its parameters, plus an optional `all` entry applied to every notebook that
 declares those parameters.  Unlike plain papermill, a parameter a notebook does
-not declare is an error, not a warning: a typo must not silently run defaults.
+not declare is an error, not a warning: a typo must not silently run defaults;
+and every value is checked against its declaration (`lclab.params`) before any
+model is assembled or loaded.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from pathlib import Path
 import yaml
 
 from . import paths
+from .params import ParameterError, check_all
 from .paths import PARAMS, REPO
 
 NOTEBOOKS = REPO / "notebooks"
 
 
-class UnknownParameterError(ValueError):
+class UnknownParameterError(ParameterError):
     pass
 
 
@@ -35,7 +38,8 @@ def declared_parameters(notebook: Path) -> dict[str, dict]:
 
 
 def load_profile(name: str) -> dict:
-    path = PARAMS / f"{name}.yaml"
+    """params/<name>.yaml, or a YAML file given by its path."""
+    path = Path(name) if name.endswith((".yaml", ".yml")) else PARAMS / f"{name}.yaml"
     if not path.exists():
         known = sorted(p.stem for p in PARAMS.glob("*.yaml") if p.stem != "endpoints")
         raise FileNotFoundError(f"no parameter profile {name!r} (params/{name}.yaml); known: {known}")
@@ -56,6 +60,7 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
         params["model"] = model
     if model and "models" in declared:  # notebooks that compare models run just this one
         params["models"] = [model]
+    check_all(notebook.stem, declared, params)
     return params
 
 
@@ -84,9 +89,11 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     """Run one notebook; returns wall seconds. Raises papermill's error if a cell fails."""
     import papermill
 
-    unknown = sorted(set(params) - set(declared_parameters(notebook)))
+    declared = declared_parameters(notebook)
+    unknown = sorted(set(params) - set(declared))
     if unknown:
         raise UnknownParameterError(f"{notebook.name} has no parameter(s) {unknown}")
+    check_all(notebook.stem, declared, params)
     output.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
@@ -96,25 +103,33 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lclab.notebooks", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profile", default="default", help="params/<profile>.yaml (default: default)")
+    parser.add_argument("--profile", default="default",
+                        help="params/<profile>.yaml, or a path to a .yaml file (default: default)")
     parser.add_argument("--model", help="model spec for every notebook's `model` parameter")
     parser.add_argument("--models-needed", action="store_true",
                         help="print the embedded models the run would load, and exit")
     parser.add_argument("notebooks", nargs="*", help="notebook files or stems (default: all, in order)")
     args = parser.parse_args(argv)
 
-    profile = load_profile(args.profile)
     chosen = [Path(n) if n.endswith(".ipynb") else NOTEBOOKS / f"{n}.ipynb" for n in args.notebooks] \
         or sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+    missing = [str(nb) for nb in chosen if not nb.exists()]
     # Check every notebook's parameters before running any: a typo in the last
     # notebook's profile should not surface after an hour of the first one.
-    plans = [(nb, parameters_for(nb, profile, args.model)) for nb in chosen]
+    try:
+        if missing:
+            raise FileNotFoundError(f"no notebook {', '.join(missing)}")
+        profile = load_profile(args.profile)
+        plans = [(nb, parameters_for(nb, profile, args.model)) for nb in chosen]
+    except (ParameterError, FileNotFoundError, yaml.YAMLError) as err:
+        print(f"run_all.sh: {err}", file=sys.stderr)
+        return 2
     if args.models_needed:
         print(" ".join(local_models_needed(plans)))
         return 0
     timings, failed = [], []
     for nb, params in plans:
-        output = paths.RESULTS / "notebooks" / args.profile / nb.name
+        output = paths.RESULTS / "notebooks" / Path(args.profile).stem / nb.name
         print(f"== {nb.name}  {params}", flush=True)
         try:
             seconds = execute(nb, params, output)
@@ -124,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         timings.append((nb.name, seconds))
         print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
-    summary = paths.RESULTS / "notebooks" / args.profile / "timings.tsv"
+    summary = paths.RESULTS / "notebooks" / Path(args.profile).stem / "timings.tsv"
     summary.parent.mkdir(parents=True, exist_ok=True)
     summary.write_text("".join(f"{name}\t{sec:.1f}\n" for name, sec in timings))
     print("\n".join(f"{name:40s} {sec:8.0f} s" for name, sec in timings))

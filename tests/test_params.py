@@ -1,0 +1,67 @@
+"""Notebook parameters are typed by their defaults and ranged by the rule in their comment; a bad value is
+refused in one line, before any model is assembled or loaded."""
+
+import subprocess
+import sys
+
+import pytest
+
+from lclab.notebooks import NOTEBOOKS, declared_parameters, parameters_for
+from lclab.params import ParameterError, check_model_spec, check_rules
+
+SWEEP = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
+
+
+@pytest.mark.parametrize("notebook", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_every_declared_rule_is_known_and_every_default_keeps_it(notebook):
+    check_rules(notebook.stem, declared_parameters(notebook))
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"context_tokens": "abc"}, "parameter context_tokens = 'abc': must be a list like [1500]"),
+    ({"context_tokens": [1500, "x"]}, "every element must be of type int, not 'x'"),
+    ({"n_qa": "8"}, "parameter n_qa = '8': must be of type int (the default is 8)"),
+    ({"n_qa": 0}, "parameter n_qa = 0: must be at least 1"),
+    ({"max_answer_tokens": -3}, "must be at least 1"),
+    ({"context_tokens": [-5]}, "-5 is not allowed; each element must be a positive number of tokens"),
+    ({"depths": [0, 150]}, "150 is not allowed; each element must be within 0 to 100"),
+    ({"depths": []}, "parameter depths = []: the list is empty"),
+    ({"context_tokens": [40000]}, "must be at most the local context window of local/qwen2.5-coder-1.5b, 8192 tokens"),
+    ({"model": "local/nope"}, "must be a usable model spec (unknown local model 'nope'"),
+    ({"judge_model": "nobody/x"}, "'nobody' is neither 'local', 'openai' nor an endpoint"),
+])
+def test_a_bad_value_is_refused_naming_notebook_parameter_value_and_rule(values, message, monkeypatch):
+    monkeypatch.delenv("LCLAB_N_CTX", raising=False)
+    with pytest.raises(ParameterError) as err:
+        parameters_for(SWEEP, {"01_lost_in_the_middle": values})
+    text = str(err.value)
+    assert text.startswith("01_lost_in_the_middle: parameter ") and "\n" not in text
+    assert message in text
+
+
+def test_good_values_and_a_served_models_budget_pass(monkeypatch):
+    monkeypatch.setenv("LCLAB_N_CTX", "32768")
+    assert parameters_for(SWEEP, {"01_lost_in_the_middle": {"context_tokens": [1000, 30000]}})
+    assert parameters_for(SWEEP, {"01_lost_in_the_middle": {"context_tokens": [100000]}}, model="openai/gpt-4o-mini")
+    assert parameters_for(NOTEBOOKS / "05_nli_answer_eval.ipynb", {"05_nli_answer_eval": {"models": []}})
+
+
+def test_the_model_override_and_model_config_objects_are_checked():
+    with pytest.raises(ParameterError, match="model = 'local/qwen9'"):
+        parameters_for(SWEEP, {}, model="local/qwen9")
+    ifeval = NOTEBOOKS / "07_rag_ifeval.ipynb"
+    with pytest.raises(ParameterError, match=r"unknown field\(s\) \['top_k'\]"):
+        parameters_for(ifeval, {"07_rag_ifeval": {"models": [{"model": "m", "api_base": "http://h/v1", "top_k": 1}]}})
+    assert check_model_spec({"model": "m", "api_base": "http://h/v1"}) is None
+    assert "choices" not in (check_model_spec("openai/gpt-4o-mini") or "")
+
+
+def test_run_all_refuses_a_bad_profile_in_one_line_before_any_model_is_assembled(tmp_path):
+    profile = tmp_path / "bad.yaml"
+    profile.write_text("01_lost_in_the_middle:\n  depths: [0, 150]\n")
+    result = subprocess.run([sys.executable, "-m", "lclab.notebooks", "--profile", str(profile), "--models-needed"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        "run_all.sh: 01_lost_in_the_middle: parameter depths = [0, 150]: 150 is not allowed; "
+        "each element must be within 0 to 100"]
