@@ -3,7 +3,10 @@ never read each other's cached replies and never touch the committed figures."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import subprocess
+import sys
 import time
 
 import httpx
@@ -49,6 +52,30 @@ def wait_for_http(proc, url: str, log_path, name: str, timeout: float) -> None:
             time.sleep(0.3)
     proc.kill()
     pytest.fail(f"{name} did not start within {timeout:.0f} s")
+
+
+@contextlib.contextmanager
+def llama_server(log_dir, alias: str = "qwen-0.5b", n_ctx: int = 2048):
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python's) with the 0.5B model on a free loopback port:
+    yields (process, base URL)."""
+    from lclab.models.local_models import ensure_model
+
+    port = free_port()
+    # The server logs a lot: to a file, since an unread pipe fills up and blocks it.
+    log_path = log_dir / f"llama_server_{port}.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(ensure_model("qwen2.5-coder-0.5b")),
+             "--model_alias", alias, "--n_ctx", str(n_ctx), "--n_threads", "2", "--logits_all", "true",
+             "--host", "127.0.0.1", "--port", str(port)],
+            stdout=log, stderr=subprocess.STDOUT)
+        base_url = f"http://127.0.0.1:{port}/v1"
+        try:
+            wait_for_http(proc, f"{base_url}/models", log_path, "llama_cpp.server", 120)
+            yield proc, base_url
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 @pytest.fixture

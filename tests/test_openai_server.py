@@ -1,35 +1,18 @@
 """The OpenAI code path against a real OpenAI-compatible server: llama.cpp's, on loopback, with the 0.5B model."""
 
-import subprocess
-import sys
-
 import pytest
 
-from conftest import free_port, wait_for_http
+from conftest import llama_server
 from lclab import models as gateway
 from lclab.models import reset_backend_registry
-from lclab.models.local_models import ensure_model
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = free_port()
-    # The server logs a lot: to a file, since an unread pipe fills up and blocks it.
-    log_path = tmp_path_factory.mktemp("server") / "llama_server.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(ensure_model("qwen2.5-coder-0.5b")),
-         "--model_alias", "qwen-0.5b", "--n_ctx", "2048", "--n_threads", "2", "--logits_all", "true",
-         "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    wait_for_http(proc, f"{base_url}/models", log_path, "llama_cpp.server", 120)
-    yield base_url
-    proc.terminate()
-    proc.wait(timeout=30)
-    log.close()
+    with llama_server(tmp_path_factory.mktemp("server")) as (_, base_url):
+        yield base_url
 
 
 @pytest.fixture

@@ -48,3 +48,18 @@ def test_an_endpoint_given_by_url_and_a_transformers_directory(monkeypatch):
     assert (h.backend, h.model) == ("hf", "/models/bielik")
     assert h.options == (("attn_implementation", "sdpa"), ("dtype", "bfloat16"))
     assert parse_spec("hf/rel/dir").options == ()
+
+
+def test_replicas_in_the_url_form_and_in_endpoints_yaml(tmp_path, monkeypatch):
+    from lclab.models.remote import OpenAIBackend
+
+    spec = parse_spec("openai/m@http://b:2/v1,http://u:secret@a:1/v1")
+    assert spec.base_urls() == ["http://b:2/v1", "http://u:secret@a:1/v1"]
+    assert spec.public_base_url() == "http://b:2/v1,http://a:1/v1"
+    swapped = OpenAIBackend(parse_spec("openai/m@http://a:1/v1,http://b:2/v1"))
+    assert OpenAIBackend(spec).identity == swapped.identity  # one model: one cache key, whatever the order
+    assert OpenAIBackend(parse_spec("openai/m@http://a:1/v1")).identity["base_url"] == "http://a:1/v1"
+    endpoints = tmp_path / "endpoints.yaml"
+    endpoints.write_text("farm:\n  base_url: [http://g1:8000/v1, http://g2:8000/v1]\n")
+    monkeypatch.setenv("LCLAB_ENDPOINTS", str(endpoints))
+    assert parse_spec("farm/llama").base_urls() == ["http://g1:8000/v1", "http://g2:8000/v1"]

@@ -21,6 +21,8 @@ from pathlib import Path
 import yaml
 
 from . import paths
+from .models.cache import check_writable
+from .models.errors import CacheError
 from .params import ParameterError, check_all
 from .paths import PARAMS, REPO
 
@@ -121,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             raise FileNotFoundError(f"no notebook {', '.join(missing)}")
         profile = load_profile(args.profile)
         plans = [(nb, parameters_for(nb, profile, args.model)) for nb in chosen]
-    except (ParameterError, FileNotFoundError, yaml.YAMLError) as err:
+        if not args.models_needed:
+            check_writable(paths.llm_cache_dir())
+    except (ParameterError, FileNotFoundError, yaml.YAMLError, CacheError) as err:
         print(f"run_all.sh: {err}", file=sys.stderr)
         return 2
     if args.models_needed:

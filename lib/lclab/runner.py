@@ -17,7 +17,9 @@ For every experiment alike, the runner
 - records a failure with its reason in `error`: the row is kept, never scored,
   and a rerun tries it again;
 - counts the run's calls in its own scope of the one ledger and saves them as
-  `accounting.csv` beside the results, even when the run fails.
+  `accounting.csv` beside the results, even when the run fails or is interrupted;
+- refuses to start when the model cache cannot be written, or when another
+  process is running in the same run folder (a lock that names it).
 
 Shared columns: one name, one meaning, in every experiment's item rows.
 
@@ -43,7 +45,9 @@ import pandas as pd
 from . import paths
 from .models import ACCOUNTING
 from .parallel import map_items
-from .runs import ItemLog, run_dir
+from .models.cache import check_writable
+from .paths import llm_cache_dir
+from .runs import ItemLog, RunLock, run_dir
 
 T = TypeVar("T")
 
@@ -125,13 +129,19 @@ class Run:
         self.ran = 0  # trials run now
 
     def __enter__(self) -> "Run":
+        # Refused before any work: a cache that cannot be written, or another process in this run folder.
+        check_writable(llm_cache_dir())
+        self._lock = RunLock(self.dir).acquire()
         self._scope = ACCOUNTING.scope()
         self.ledger = self._scope.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._scope.__exit__(*exc)
-        self.ledger.save(self.dir)  # also after a failure: what was called is on record
+        try:
+            self._scope.__exit__(*exc)
+            self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called is on record
+        finally:
+            self._lock.release()
 
     def log(self, key: Sequence[str], name: str = "items.jsonl") -> ItemLog:
         return ItemLog(self.dir / name, key)

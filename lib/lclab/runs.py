@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
+import socket
 import threading
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -90,3 +94,39 @@ class ItemLog:
     def latest(self, keys: Iterable[tuple] | None = None) -> pd.DataFrame:
         """`latest_rows` as a table."""
         return pd.DataFrame(self.latest_rows(keys))
+
+
+class RunLockedError(RuntimeError):
+    """Another process is running in the same run folder."""
+
+
+class RunLock:
+    """One process at a time in a run folder: two runs appending to one item log would write each row twice.
+
+    The lock is the operating system's (flock), so it goes away with its
+    process, even one killed with SIGKILL; the file names who holds it.
+    """
+
+    def __init__(self, directory: Path):
+        self.path = Path(directory) / ".lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> "RunLock":
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 300).decode("utf-8", errors="replace").strip() or "another process"
+            os.close(fd)
+            raise RunLockedError(f"{self.path.parent} is in use by {holder}: wait for that run to finish, "
+                                 "or give this one another run_name") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"process {os.getpid()} on {socket.gethostname()} since {time.strftime('%H:%M:%S')}".encode())
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None

@@ -72,10 +72,12 @@ class Accounting:
     def __init__(self):
         self._lock = threading.Lock()
         self._stages: dict[str, StageStats] = {}
+        self._endpoints: dict[str, StageStats] = {}  # per replica of a served model
 
     def reset(self) -> None:
         with self._lock:
             self._stages.clear()
+            self._endpoints.clear()
 
     def _targets(self) -> tuple["Accounting", ...]:
         return (self, *_open_scopes.get()) if self is ACCOUNTING else (self,)
@@ -91,12 +93,19 @@ class Accounting:
 
     def add(self, stage: str, **counts: float) -> None:
         """Add to named counters, e.g. `add("judge", calls=1, prompt_tokens=120)`."""
+        self._bump("_stages", stage, counts)
+
+    def add_endpoint(self, endpoint: str, **counts: float) -> None:
+        """Count a request to one replica of a served model (calls, errors, tokens, model_seconds)."""
+        self._bump("_endpoints", endpoint, counts)
+
+    def _bump(self, table: str, key: str, counts: dict) -> None:
         unknown = set(counts) - set(COUNTERS)
         if unknown:
             raise ValueError(f"no counter(s) {sorted(unknown)}; known: {COUNTERS}")
         for ledger in self._targets():
             with ledger._lock:
-                s = ledger._stages.setdefault(stage, StageStats())
+                s = getattr(ledger, table).setdefault(key, StageStats())
                 for name, value in counts.items():
                     setattr(s, name, getattr(s, name) + value)
 
@@ -122,6 +131,15 @@ class Accounting:
         with self._lock:
             return sum(s.calls for s in self._stages.values())
 
+    def endpoint_table(self) -> pd.DataFrame:
+        """One row per replica of a served model that was called: requests, failures, tokens, model time."""
+        with self._lock:
+            rows = [{"endpoint": url, "calls": e.calls, "errors": e.errors, "prompt_tokens": e.prompt_tokens,
+                     "completion_tokens": e.completion_tokens, "model_s": round(e.model_seconds, 2)}
+                    for url, e in self._endpoints.items()]
+        return pd.DataFrame(rows, columns=["endpoint", "calls", "errors", "prompt_tokens", "completion_tokens",
+                                           "model_s"])
+
     def table(self) -> pd.DataFrame:
         """One row per stage plus a total row."""
         with self._lock:
@@ -135,9 +153,13 @@ class Accounting:
         return df.astype({c: int for c in counts}).round({"wall_s": 2, "model_s": 2})
 
     def save(self, directory: str | Path, name: str = "accounting.csv") -> pd.DataFrame:
-        """Write the table next to a run's results and return it for display."""
+        """Write the table next to a run's results (and `endpoints.csv` when served replicas were called);
+        return the table for display."""
         table = self.table()
         table.to_csv(Path(directory) / name, index=False)
+        endpoints = self.endpoint_table()
+        if len(endpoints):
+            endpoints.to_csv(Path(directory) / "endpoints.csv", index=False)
         return table
 
 

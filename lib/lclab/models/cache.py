@@ -4,6 +4,9 @@ The key is the request itself (a dict of everything that changes the output);
 its canonical JSON is hashed into a file name.  Writes go to a temporary file
 and are renamed into place, so several threads or several notebooks sharing one
 cache directory never see a half-written entry and never need a lock.
+
+An entry that was damaged anyway (truncated by a full disk, overwritten by hand)
+is a miss: reported once, asked again, and rewritten; never a crash.
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ import hashlib
 import json
 import os
 import tempfile
+import threading
+import warnings
 from pathlib import Path
 from typing import Any
+
+from .errors import CacheError
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -22,11 +29,45 @@ def request_key(request: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-class DiskCache:
-    """`get(request)` / `put(request, value)` over a directory of JSON files."""
+class CorruptCacheEntry(UserWarning):
+    """A cache entry that could not be read; it is treated as a miss and rewritten."""
 
-    def __init__(self, directory: str | os.PathLike):
+
+_reported: set[Path] = set()
+_reported_lock = threading.Lock()
+
+
+def _report_corrupt(path: Path, why: str) -> None:
+    with _reported_lock:
+        if path in _reported:
+            return
+        _reported.add(path)
+    warnings.warn(f"model cache entry {path} is damaged ({why}): treated as a miss, asked again and rewritten",
+                  CorruptCacheEntry, stacklevel=3)
+
+
+def check_writable(directory: str | os.PathLike) -> None:
+    """Raise CacheError, saying what to do, when the cache folder cannot be created or written."""
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=directory, prefix=".probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise CacheError(f"the model cache folder {directory} is not writable ({err.strerror or err}): "
+                         "point LCLAB_CACHE_DIR at a folder you can write") from err
+
+
+class DiskCache:
+    """`get(request)` / `put(request, value)` over a directory of JSON files.
+
+    `required`: the keys every stored value has; an entry without them is damaged.
+    """
+
+    def __init__(self, directory: str | os.PathLike, required: tuple[str, ...] = ()):
         self.directory = Path(directory)
+        self.required = required
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -35,12 +76,17 @@ class DiskCache:
         path = self._path(request_key(request))
         try:
             with open(path, encoding="utf-8") as fh:
-                return json.load(fh)["value"]
+                entry = json.load(fh)
         except FileNotFoundError:
             return None
-        except (json.JSONDecodeError, KeyError):
-            # A corrupt entry (disk full, killed mid-copy by hand) is a miss, not a crash.
+        except (ValueError, OSError) as err:  # bad JSON, bad UTF-8, unreadable
+            _report_corrupt(path, f"{type(err).__name__}: {err}")
             return None
+        value = entry.get("value") if isinstance(entry, dict) else None
+        if not isinstance(value, dict) or any(k not in value for k in self.required):
+            _report_corrupt(path, f"no value with {list(self.required)}")
+            return None
+        return value
 
     def put(self, request: dict[str, Any], value: dict[str, Any]) -> None:
         path = self._path(request_key(request))

@@ -63,7 +63,7 @@ class Embedder:
         if any(not isinstance(t, str) or not t.strip() for t in texts):
             bad = [i for i, t in enumerate(texts) if not isinstance(t, str) or not t.strip()]
             raise ValueError(f"cannot embed empty text (positions {bad[:10]})")
-        cache = DiskCache(embedding_cache_dir())
+        cache = DiskCache(embedding_cache_dir(), required=("vector",))
         started = time.perf_counter()
         vectors: list[np.ndarray | None] = []
         for text in texts:

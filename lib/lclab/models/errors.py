@@ -6,6 +6,8 @@ from __future__ import annotations
 class LLMError(RuntimeError):
     """Base class for everything the gateway raises."""
 
+    endpoint: str | None = None  # the replica that failed, when a served model has several
+
 
 class RetryableError(LLMError):
     """A transient failure (408, 409, 429, 5xx, connection, timeout, malformed body)."""
@@ -25,6 +27,10 @@ class ContextLengthError(FatalError):
 
 class LogprobsUnavailableError(FatalError):
     """Logprobs were asked for, and the endpoint or model does not return them."""
+
+
+class CacheError(FatalError):
+    """The model cache folder cannot be written."""
 
 
 class MissingAPIKeyError(FatalError):

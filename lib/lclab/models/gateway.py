@@ -49,6 +49,9 @@ class Completion:
     call_latency_s: float | None = None
 
 
+# What a cached reply holds (plus call_latency_s, absent in entries older than it).
+CACHED_FIELDS = ("text", "json", "logprobs", "prompt_tokens", "completion_tokens", "finish_reason")
+
 _backends: dict[str, Backend] = {}
 _backends_lock = threading.Lock()
 
@@ -181,10 +184,11 @@ def complete(
         request["tag"] = cache_tag  # absent otherwise, so untagged keys never change
     if text_completion:
         request["mode"] = "text"  # likewise absent for chat requests
-    cache = DiskCache(llm_cache_dir())
+    cache = DiskCache(llm_cache_dir(), required=CACHED_FIELDS)
     started = time.perf_counter()
     hit = cache.get(request)
-    if hit is not None and _check(hit["text"], settings, validate)[1] is None:
+    if hit is not None and isinstance(hit["text"], str) and _check(hit["text"], settings, validate)[1] is None:
+        hit = {k: hit.get(k) for k in (*CACHED_FIELDS, "call_latency_s")}
         ACCOUNTING.add(stage, cache_hits=1, cached_prompt_tokens=hit["prompt_tokens"],
                        cached_completion_tokens=hit["completion_tokens"])
         return Completion(**hit, latency_s=0.0, cached=True, model=model)
@@ -195,9 +199,16 @@ def complete(
             try:
                 reply = (backend.complete_text(prompt, settings, timeout) if text_completion
                          else backend.complete(msgs, settings, timeout))
+            except LLMError as err:
+                if err.endpoint:
+                    ACCOUNTING.add_endpoint(err.endpoint, calls=1, errors=1)
+                raise
             finally:
                 ACCOUNTING.add(stage, calls=1, model_seconds=time.perf_counter() - t0)
-            ACCOUNTING.add(stage, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
+            tokens = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+            ACCOUNTING.add(stage, **tokens)
+            if reply.endpoint:
+                ACCOUNTING.add_endpoint(reply.endpoint, calls=1, model_seconds=time.perf_counter() - t0, **tokens)
             return reply
 
         return call_with_retries(attempt, retry, on_retry=lambda err, wait: ACCOUNTING.add(stage, retries=1))

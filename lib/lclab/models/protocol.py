@@ -32,6 +32,7 @@ class RawReply:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str | None
+    endpoint: str | None = None  # which replica answered (served models), for the per-replica accounting
 
 
 class Backend(Protocol):

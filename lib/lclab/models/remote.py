@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import threading
+import time
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, RetryableError
 from .protocol import RawReply, Settings, chat_kwargs, normalize_logprobs
 from .retry import is_retryable_status, parse_retry_after
-from .specs import ModelSpec
+from .specs import ModelSpec, public_url
 
 # OpenAI's documented framing cost per chat message (role markers); used only
 # for remote models, whose exact chat template is unknown here.
@@ -17,17 +21,41 @@ _OPENAI_TOKENS_PER_MESSAGE = 4
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "context window", "too many tokens")
 
 
+@dataclass
+class Replica:
+    """One server of a served model: where it is, and until when it is taken for down."""
+
+    url: str  # public: safe to log
+    raw_url: str  # as given, credentials included: for the client only
+    down_until: float = 0.0
+    client: object = field(default=None, repr=False)
+
+
 class OpenAIBackend:
-    """Any OpenAI-compatible chat-completions endpoint through the official client."""
+    """Any OpenAI-compatible chat-completions endpoint through the official client.
+
+    A spec may name several replicas of one served model: requests go round-robin
+    to the replicas that are up; a replica that cannot be reached is skipped for
+    `DOWN_SECONDS`, and the retry of a transient failure moves to the next replica
+    at once. Replicas of one model share cached replies (the cache key names the
+    set of replicas, not the one that answered).
+    """
+
+    DOWN_SECONDS = 30.0
 
     def __init__(self, spec: ModelSpec):
         self.spec = spec
+        self.replicas = [Replica(public_url(u), u) for u in spec.base_urls()]
         self.base_url = spec.public_base_url()
         self.tokenizer_name, self._encoding = _tiktoken_for(spec.model)
+        self._turn = itertools.count()
+        self._lock = threading.Lock()
 
     @cached_property
     def identity(self) -> dict:
-        return {"backend": "openai-compatible", "base_url": self.base_url, "model": self.spec.model}
+        # One replica: its URL, as always. Several: the set, in any order the user lists them.
+        base_url = ",".join(sorted(r.url for r in self.replicas))
+        return {"backend": "openai-compatible", "base_url": base_url, "model": self.spec.model}
 
     def count_tokens(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
@@ -36,60 +64,80 @@ class OpenAIBackend:
         """Content tokens plus OpenAI's per-message framing (approximate for other servers)."""
         return sum(self.count_tokens(m["content"]) + _OPENAI_TOKENS_PER_MESSAGE for m in messages) + 3
 
-    @cached_property
-    def _client(self):
+    def _client(self, replica: Replica):
         import openai
 
-        # One client per backend: it holds the connection pool, and building one
+        # One client per replica: it holds the connection pool, and building one
         # per request (TLS context and all) costs more than a loopback round trip.
         # max_retries=0: retries belong to the gateway, which counts them and honours Retry-After.
-        return openai.OpenAI(base_url=self.spec.base_url, api_key=self.spec.api_key(), max_retries=0)
+        with self._lock:
+            if replica.client is None:
+                replica.client = openai.OpenAI(base_url=replica.raw_url, api_key=self.spec.api_key(), max_retries=0)
+            return replica.client
+
+    def _pick(self) -> Replica:
+        """The next replica that is up, round-robin (the next one at all when every replica is down)."""
+        now = time.monotonic()
+        with self._lock:
+            start = next(self._turn)
+            order = [self.replicas[(start + i) % len(self.replicas)] for i in range(len(self.replicas))]
+        return next((r for r in order if r.down_until <= now), order[0])
 
     def _request(self, send, timeout: float):
-        """One HTTP request, its failures mapped to retryable or fatal errors."""
+        """One HTTP request to one replica: (response, the replica's URL); failures mapped to retryable or fatal
+        errors that name the replica."""
         import openai
 
+        replica = self._pick()
         try:
-            return send()
+            return send(self._client(replica)), replica.url
         except openai.APITimeoutError as err:
-            raise RetryableError(f"no reply from {self.base_url} within {timeout} s") from err
+            cause, error = err, RetryableError(f"no reply from {replica.url} within {timeout} s")
+            replica.down_until = time.monotonic() + self.DOWN_SECONDS
         except openai.APIConnectionError as err:
-            raise RetryableError(f"cannot connect to {self.base_url}: {err.__cause__ or err}") from err
+            cause, error = err, RetryableError(f"cannot connect to {replica.url}: {err.__cause__ or err}")
+            replica.down_until = time.monotonic() + self.DOWN_SECONDS
         except openai.APIResponseValidationError as err:
-            raise RetryableError(f"malformed response from {self.base_url}: {err}") from err
+            cause, error = err, RetryableError(f"malformed response from {replica.url}: {err}")
         except openai.APIStatusError as err:
-            raise status_error(err, self.spec, self.base_url) from err
+            cause, error = err, status_error(err, self.spec, replica.url)
+        if isinstance(error, RetryableError) and any(r is not replica and r.down_until <= time.monotonic()
+                                                     for r in self.replicas):
+            error.retry_after = 0.0  # another replica is up: move on at once instead of waiting
+        error.endpoint = replica.url
+        raise error from cause
 
     def complete_text(self, prompt: str, settings: Settings, timeout: float) -> RawReply:
         """The legacy /completions endpoint: `prompt` continued as raw text."""
-        resp = self._request(lambda: self._client.completions.create(
+        resp, endpoint = self._request(lambda client: client.completions.create(
             model=self.spec.model, prompt=prompt, max_tokens=settings.max_tokens,
             temperature=settings.temperature, seed=settings.seed, timeout=timeout), timeout)
         choices = getattr(resp, "choices", None)
         if not choices or getattr(choices[0], "text", None) is None:
-            raise RetryableError(f"malformed response from {self.base_url}: {str(resp)[:200]!r}")
+            raise _malformed(endpoint, resp)
         usage = resp.usage
         return RawReply(text=choices[0].text or "", logprobs=None,
                         prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                         completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                        finish_reason=choices[0].finish_reason)
+                        finish_reason=choices[0].finish_reason, endpoint=endpoint)
 
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         kwargs = chat_kwargs(messages, settings, lambda schema: {
             "type": "json_schema", "json_schema": {"name": "reply", "schema": schema}})
         kwargs["model"] = self.spec.model
-        resp = self._request(lambda: self._client.chat.completions.create(**kwargs, timeout=timeout), timeout)
+        resp, endpoint = self._request(lambda client: client.chat.completions.create(**kwargs, timeout=timeout),
+                                       timeout)
         choices = getattr(resp, "choices", None)
         if not choices or getattr(choices[0], "message", None) is None:
             # A proxy error page or a truncated body arrives as HTTP 200 with no choices.
-            raise RetryableError(f"malformed response from {self.base_url}: {str(resp)[:200]!r}")
+            raise _malformed(endpoint, resp)
         choice = choices[0]
         logprobs = None
         if settings.logprobs:
             content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
             if not content:
                 raise LogprobsUnavailableError(
-                    f"{self.spec.raw} at {self.base_url} returned no logprobs although they were "
+                    f"{self.spec.raw} at {endpoint} returned no logprobs although they were "
                     "asked for: this endpoint or model does not support them"
                 )
             logprobs = normalize_logprobs(content)
@@ -100,7 +148,14 @@ class OpenAIBackend:
             prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             finish_reason=choice.finish_reason,
+            endpoint=endpoint,
         )
+
+
+def _malformed(endpoint: str, resp) -> RetryableError:
+    error = RetryableError(f"malformed response from {endpoint}: {str(resp)[:200]!r}")
+    error.endpoint = endpoint
+    return error
 
 
 def status_error(err, spec: ModelSpec, base_url: str) -> Exception:

@@ -6,6 +6,9 @@
     ollama/llama3.1                a named endpoint from params/endpoints.yaml
     openai/NAME@http://host:8000/v1  any OpenAI-compatible endpoint given by URL
                                    (key from API_KEY, else OPENAI_API_KEY)
+    openai/NAME@http://a:8000/v1,http://b:8000/v1
+                                   several replicas of one served model (also a list
+                                   `base_url: [...]` in params/endpoints.yaml)
     hf/path/to/model_dir?dtype=float32&attn_implementation=sdpa
                                    a Hugging Face model directory run by transformers
 """
@@ -28,7 +31,7 @@ class ModelSpec:
     raw: str
     backend: str  # "local" or "openai" (any OpenAI-compatible endpoint)
     model: str  # embedded name or .gguf path for local; the served model name otherwise
-    base_url: str | None = None  # None means the official OpenAI endpoint
+    base_url: str | None = None  # None means the official OpenAI endpoint; replicas are comma-separated
     api_key_env: str | None = None  # the variable holding the key, if one is needed
     options: tuple[tuple[str, str], ...] = ()  # load options of an hf/ model (dtype, ...)
 
@@ -45,15 +48,24 @@ class ModelSpec:
             )
         return "not-needed"  # local servers accept any key, but the client insists on one
 
-    def public_base_url(self) -> str:
-        """The base URL without any user:password part, safe to log and to key the cache by."""
+    def base_urls(self) -> list[str]:
+        """Every replica's base URL as given (credentials included): the client needs them."""
         if self.base_url is None:
-            return "https://api.openai.com/v1"
-        parts = urlsplit(self.base_url)
-        netloc = parts.hostname or ""
-        if parts.port:
-            netloc += f":{parts.port}"
-        return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+            return ["https://api.openai.com/v1"]
+        return [u.strip() for u in self.base_url.split(",") if u.strip()]
+
+    def public_base_url(self) -> str:
+        """The base URL(s) without any user:password part, safe to log and to key the cache by."""
+        return ",".join(public_url(u) for u in self.base_urls())
+
+
+def public_url(url: str) -> str:
+    """A URL without its user:password part."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
 def _endpoints() -> dict:
@@ -89,6 +101,8 @@ def parse_spec(spec: str) -> ModelSpec:
         )
     entry = endpoints[prefix]
     base_url = entry.get("base_url") or os.environ.get(entry.get("base_url_env", ""), "")
+    if isinstance(base_url, list):  # replicas of one served model
+        base_url = ",".join(base_url)
     if not base_url:
         raise ValueError(f"endpoint {prefix!r} needs its base URL in ${entry.get('base_url_env')}")
     return ModelSpec(spec, "openai", rest, base_url, entry.get("api_key_env"))

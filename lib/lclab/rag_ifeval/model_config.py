@@ -6,6 +6,7 @@ both, plus anything the gateway can reach:
 
     {"model": "local/qwen2.5-coder-1.5b"}                          embedded llama.cpp
     {"model": "bielik", "api_base": "http://gpu:8000/v1", "threads": 8}   served, OpenAI-compatible
+    {"model": "bielik", "api_base": ["http://gpu1:8000/v1", "http://gpu2:8000/v1"]}   replicas, round-robin
     {"model": "/models/Bielik-11B", "dtype": "bfloat16"}           a transformers model directory
 """
 
@@ -59,8 +60,12 @@ def model_config(raw: dict | str, default_max_tokens: int = Options.max_tokens) 
         raise ValueError("model config: batch_size must be 1: calls to an in-process model are serialized "
                          "one at a time (use threads for a remote endpoint)")
     api_base = raw.get("api_base")
-    if api_base is not None and not isinstance(api_base, str):
-        raise ValueError("model config: api_base must be one URL")
+    if isinstance(api_base, list):  # the benchmark's list of replicas of one served model
+        if not api_base or not all(isinstance(u, str) and u.startswith("http") for u in api_base):
+            raise ValueError("model config: api_base must be a URL or a non-empty list of URLs")
+        api_base = ",".join(api_base)
+    elif api_base is not None and not isinstance(api_base, str):
+        raise ValueError("model config: api_base must be a URL or a non-empty list of URLs")
     hf = api_base is None and Path(model).expanduser().is_dir()
     if not hf and any(k in raw for k in _HF_FIELDS):
         raise ValueError(f"model config: {[k for k in _HF_FIELDS if k in raw]} apply only to a model directory")
