@@ -126,18 +126,23 @@ def test_unparseable_judge_reply_is_repaired_once_then_reported_not_scored(serve
     verdict = judge_correct("openai/fault-model", "Q?", "A", "A")
     assert verdict["judge_correct"] is None
     assert "no JSON object" in verdict["judge_error"]
-    assert len(server.requests) == 2  # the reply and one repair round
-    assert server.requests[1]["messages"][-1]["content"].startswith("Your reply could not be used")
+    # Asked for logprobs first (this endpoint returns none), then the reply and one repair round.
+    assert len(server.requests) == 3 and server.requests[0]["logprobs"] and "logprobs" not in server.requests[1]
+    assert server.requests[2]["messages"][-1]["content"].startswith("Your reply could not be used")
     stats = ACCOUNTING.get("judge")
     assert stats.parse_failures == 1 and stats.repairs == 1
     # A failure is never cached: asking again calls the model again.
     judge_correct("openai/fault-model", "Q?", "A", "A")
-    assert len(server.requests) == 4
+    assert len(server.requests) == 5  # and the endpoint is not asked for logprobs again
 
 
 def test_valid_judge_reply_is_parsed(serve):
     serve(reply='```json\n{"correct": true}\n```')
-    assert judge_correct("openai/fault-model", "Q?", "A", "A") == {"judge_correct": True, "judge_error": None}
+    # No logprobs from this endpoint: the verdict is flagged as read from the sampled token, its probability
+    # is the verdict itself (1.0), never a made-up number, and the mass outside is unknown.
+    assert judge_correct("openai/fault-model", "Q?", "A", "A") == {
+        "judge_correct": True, "judge_correct_p": 1.0, "judge_correct_source": "sampled",
+        "judge_correct_mass_outside": None, "judge_error": None}
 
 
 def test_json_mode_is_requested_from_the_endpoint(serve):

@@ -74,9 +74,25 @@ def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypat
     assert ACCOUNTING.get("t").errors == 1 and ACCOUNTING.get("t").calls == 1
 
 
-def test_first_token_logprobs_equal_llama_cpps_own_and_reuse_the_shared_prefix():
-    # A one-token greedy logprobs request skips llama-cpp-python's logits_all path; it must
-    # return the numbers that path returns, including after a call that shares its prefix.
+@pytest.fixture(scope="module")
+def reference_llama():
+    """llama-cpp-python's own logprobs path (logits_all), on a small window: what the gateway must match."""
+    from llama_cpp import Llama
+
+    from lclab.models.local_models import ensure_model
+
+    return Llama(model_path=str(ensure_model("qwen2.5-coder-0.5b")), n_ctx=1024, logits_all=True, verbose=False)
+
+
+def assert_same_distribution(got: dict, want: dict):
+    assert [t for t, _ in got["top"]] == [t["token"] for t in want["top_logprobs"]]
+    for (_, g), w in zip(got["top"], want["top_logprobs"]):
+        assert g == pytest.approx(w["logprob"], abs=2e-3)
+
+
+def test_first_token_logprobs_equal_llama_cpps_own_and_reuse_the_shared_prefix(reference_llama):
+    # A one-token greedy logprobs request reads the last prompt token's logits; it must give the
+    # numbers llama-cpp-python's logits_all path gives, including after a call that shares its prefix.
     from lclab.models.llama import LocalBackend
     from lclab.models.protocol import Settings
     from lclab.models.specs import parse_spec
@@ -87,12 +103,32 @@ def test_first_token_logprobs_equal_llama_cpps_own_and_reuse_the_shared_prefix()
     for fact in ("Fact: The tower is in Paris.", "Fact: The tower is in Rome."):
         messages = [{"role": "user", "content": context + fact + " Reply 1 if the context states it, else 0."}]
         fast = backend.complete(messages, settings, timeout=60)
-        llama, _ = backend._llama(logits_all=True)
-        reference = llama.create_chat_completion(messages=messages, temperature=0.0, max_tokens=1, logprobs=True,
-                                                 top_logprobs=5)
-        ref = reference["choices"][0]["logprobs"]["content"][0]
+        reference = reference_llama.create_chat_completion(messages=messages, temperature=0.0, max_tokens=1,
+                                                           logprobs=True, top_logprobs=5)
         assert fast.text == reference["choices"][0]["message"]["content"]
         assert fast.prompt_tokens == reference["usage"]["prompt_tokens"]
-        assert [t for t, _ in fast.logprobs[0]["top"]] == [t["token"] for t in ref["top_logprobs"]]
-        for (_, got), want in zip(fast.logprobs[0]["top"], ref["top_logprobs"]):
-            assert got == pytest.approx(want["logprob"], abs=2e-3)
+        assert_same_distribution(fast.logprobs[0], reference["choices"][0]["logprobs"]["content"][0])
+
+
+def test_logprobs_of_a_longer_json_reply_match_llama_cpps_own(reference_llama):
+    # A longer reply is generated, then scored in one batch over its own positions. llama-cpp-python's
+    # logits_all path decodes the reply one token at a time: other kernels on a quantized model, so the
+    # numbers agree to a few hundredths (seen: 0.04 at most), not to the last digit.
+    from lclab.models.llama import LocalBackend
+    from lclab.models.protocol import Settings
+    from lclab.models.specs import parse_spec
+
+    backend = LocalBackend(parse_spec(SMALL_MODEL))
+    messages = [{"role": "user", "content": 'Is Paris in France? Reply with a JSON object {"correct": true|false}.'}]
+    got = backend.complete(messages, Settings(0.0, 12, "json", True, 5, 0), timeout=60)
+    reference = reference_llama.create_chat_completion(messages=messages, temperature=0.0, max_tokens=12,
+                                                       response_format={"type": "json_object"}, logprobs=True,
+                                                       top_logprobs=5)
+    assert got.text == reference["choices"][0]["message"]["content"]
+    want = reference["choices"][0]["logprobs"]["content"]
+    assert "".join(t["token"] for t in got.logprobs) == got.text and len(got.logprobs) == len(want)
+    for g, w in zip(got.logprobs, want):
+        assert g["token"] == w["token"] and g["logprob"] == pytest.approx(w["logprob"], abs=0.1)
+        theirs = {t["token"]: t["logprob"] for t in w["top_logprobs"]}
+        shared = [(token, lp) for token, lp in g["top"] if token in theirs]
+        assert len(shared) >= 3 and all(lp == pytest.approx(theirs[token], abs=0.15) for token, lp in shared)

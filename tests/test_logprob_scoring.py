@@ -78,3 +78,23 @@ def test_real_model_gives_a_probability_weighted_score():
     assert got.source == "logprobs" and 0.0 <= got.score <= 1.0
     assert sum(got.probabilities.values()) == pytest.approx(1.0)
     assert got.score > 0.5 and 0.0 <= got.mass_outside < 1.0
+
+
+def test_a_json_verdict_is_read_at_its_token_and_renormalized_over_the_allowed_values():
+    from lclab.logprob_scoring import value_probabilities
+
+    tokens = [{"token": '{"', "top": []}, {"token": "correct", "top": []}, {"token": '":', "top": []},
+              {"token": " true", "top": [[" true", math.log(0.6)], [" false", math.log(0.3)], ["maybe", math.log(0.1)]]},
+              {"token": "}", "top": []}]
+    (read,) = value_probabilities(tokens, "correct", ("true", "false"), "true")
+    assert read.score == pytest.approx(2 / 3) and read.mass_outside == pytest.approx(0.1)
+    assert read.sampled == "true" and read.source == "logprobs"
+    # A string value split over tokens is read at its first one; each occurrence gets its own reading.
+    tags = [{"token": '[{"tag": "', "top": []},
+            {"token": "sup", "top": [["sup", math.log(0.5)], ["not", math.log(0.25)], ["contr", math.log(0.25)]]},
+            {"token": 'ported"}, {"tag": "', "top": []},
+            {"token": "not", "top": [["not", math.log(0.9)], ["sup", math.log(0.1)]]},
+            {"token": ' mentioned"}]', "top": []}]
+    reads = value_probabilities(tags, "tag", ("supported", "not mentioned", "contradicted"), "supported")
+    assert [r.score for r in reads] == pytest.approx([0.5, 0.1]) and [r.sampled for r in reads] == [
+        "supported", "not mentioned"]

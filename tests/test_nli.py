@@ -97,6 +97,7 @@ def test_refusal_texts_go_in_batches_of_8_and_a_short_batch_reply_fails_only_its
     run = run_nli(items, model, pronouns=False, quiet=True)
     refusal_requests = [r for r in server.requests if "answer refusal when" in r["messages"][0]["content"]]
     sizes = [numbered_lines(r) for r in refusal_requests]
+    # The NLI calls before found that this endpoint gives no logprobs: the batches do not ask for them.
     assert sizes[:2] == [8, 8] and sizes[2:] == [2, 2]  # the 2-text batch is asked again once, then fails
     tagged = run.items[["answer_refusal", "gt_refusal"]]
     assert tagged.iloc[:8].notna().all().all()  # the first 16 texts are tagged
@@ -218,14 +219,15 @@ def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_
                     pd.DataFrame({"item_id": ["a", "a"], "text": ["answer", "ground_truth"], "refusal": [0, 0]}))
     configs = [{"model": model, "concurrency": 1}, {"model": model, "concurrency": 2}]
     first = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
-    assert len(server.requests) == 2 * (3 + 1)  # per level: three NLI calls and one refusal batch
+    # per level: three NLI calls and one refusal batch, plus the first call asked once more without logprobs
+    assert len(server.requests) == 2 * (3 + 1) + 1
     timing = first.tables["timing"]
-    assert (timing.times_from == "this run").all() and (timing.nli_calls == 4).all()
+    assert (timing.times_from == "this run").all() and timing.nli_calls.tolist() == [5, 4]
     again = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
-    assert len(server.requests) == 8  # nothing asked twice: every row resumed from the item logs
+    assert len(server.requests) == 9  # nothing asked twice: every row resumed from the item logs
     rerun = again.tables["timing"]
     assert rerun.nli_s.tolist() == timing.nli_s.tolist()  # the times of the run that made the calls
-    assert rerun.nli_calls.tolist() == [4, 4] and rerun.times_from.str.startswith("run of").all()
+    assert rerun.nli_calls.tolist() == [5, 4] and rerun.times_from.str.startswith("run of").all()
     assert (first.tables["refusal"].accuracy == 1.0).all()
     assert again.summary.auc.equals(first.summary.auc)
     for log in ("transforms", "hypotheses", "refusals"):  # the rows of the rerun were not written again
@@ -233,7 +235,7 @@ def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_
         assert not path.exists() or len(path.read_text().splitlines()) == len(set(path.read_text().splitlines()))
     (first.dir / "hypotheses.jsonl").unlink()  # rows lost, replies still in the model cache
     cached = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
-    assert len(server.requests) == 8
+    assert len(server.requests) == 9
     ledger = cached.accounting.set_index("stage")
     assert ledger.loc["total", "calls"] == 0 and ledger.loc["nli", "cache_hits"] == 6
     assert cached.summary.auc.equals(first.summary.auc)

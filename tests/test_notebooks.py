@@ -127,11 +127,12 @@ def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(ou
     run("05_nli_answer_eval", outputs)
     out = outputs / "results" / "nli_eval" / "smoke"
     timing = pd.read_csv(out / "timing.csv")
-    assert timing.concurrency.tolist() == [1, 2]
-    assert (timing.nli_calls > 0).all()  # each concurrency level makes its own calls, so it can be timed
-    assert (timing.total_tokens == timing.input_tokens + timing.output_tokens).all()
+    assert timing.prompt.tolist() == ["separated", "probability"]
+    assert (timing.nli_calls > 0).all() and (timing.total_tokens == timing.input_tokens + timing.output_tokens).all()
     auc = pd.read_csv(out / "summary.csv")
-    assert len(auc) == 2 * 3 and {"auc", "auc_lo", "auc_hi", "unscored"} <= set(auc.columns)
+    assert len(auc) == 2 * 2 * 3 and {"auc", "auc_lo", "auc_hi", "unscored", "scorer"} <= set(auc.columns)
+    cards = pd.read_csv(out / "reliability.csv")
+    assert len(cards) == 2 * 4 and (cards.n_labelled > 0).all() and cards.kappa.notna().any()
     hyp = pd.read_csv(out / "hypotheses.csv")
     assert hyp.entailed.notna().all()  # every hypothesis of the smoke items is labelled
     assert (outputs / "figures" / "nli_eval_smoke.png").stat().st_size > 10_000

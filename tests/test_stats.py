@@ -21,3 +21,53 @@ def test_summary_counts_missing_separately():
     s = proportion_summary(df, ["depth"], "ok", "judge").set_index("depth")
     assert s.loc[0, "judge_n"] == 2 and s.loc[0, "judge_acc"] == 0.5 and s.loc[0, "judge_missing"] == 1
     assert s.loc[50, "judge_acc"] == 1.0 and s.loc[50, "judge_missing"] == 0
+
+
+# -- planted data: every statistic gives the number computed by hand -----------------------------
+
+from lclab.score_eval import expected_calibration_error  # noqa: E402
+from lclab.stats import (cohen_kappa, kappa_with_ci, mcnemar_exact, paired_effect, pairs_needed,  # noqa: E402
+                         power_line, sign_flip_p)
+
+
+def test_kappa_of_planted_raters():
+    judge = [1, 1, 1, 1, 0, 0, 0, 0, 1, 0]
+    human = [1, 1, 1, 0, 0, 0, 0, 1, 1, 0]
+    # agreement 0.8; both say 1 half the time, so chance agreement is 0.5: kappa = (0.8 - 0.5) / 0.5
+    assert cohen_kappa(judge, human) == pytest.approx(0.6)
+    card = kappa_with_ci(judge, human)
+    assert card["agreement"] == pytest.approx(0.8) and card["kappa_lo"] <= 0.6 <= card["kappa_hi"]
+    assert math.isnan(cohen_kappa([1, 1, 1], [1, 1, 1]))  # no variation: kappa is undefined, not 1
+    assert cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
+
+
+def test_exact_mcnemar_and_the_paired_binary_effect():
+    a = [1, 1, 1, 1, 1, 0, 0, 0]
+    b = [0, 0, 0, 0, 0, 0, 0, 0]
+    assert mcnemar_exact(a, b) == pytest.approx(2 * 0.5 ** 5)  # 5 discordant pairs, all one way
+    effect = paired_effect(a, b)
+    assert effect["effect"] == pytest.approx(5 / 8) and effect["p_value"] == pytest.approx(0.0625)
+    assert effect["n_pairs"] == 8 and effect["effect_lo"] <= 5 / 8 <= effect["effect_hi"]
+    assert mcnemar_exact([1, 0], [1, 0]) == 1.0
+    with_gap = paired_effect([1, None, 0], [0, 1, 0])
+    assert with_gap["n_pairs"] == 2 and with_gap["left_out"] == 1 and with_gap["effect"] == pytest.approx(0.5)
+
+
+def test_sign_flip_permutation_test_and_a_constant_difference():
+    assert sign_flip_p([1, 1, 1, 1]) == pytest.approx(2 / 16)  # 16 sign patterns, the two extremes
+    assert sign_flip_p([0, 0, 0]) == 1.0
+    effect = paired_effect([0.5, 0.5, 0.5], [0.25, 0.25, 0.25], binary=False)
+    assert (effect["effect"], effect["effect_lo"], effect["effect_hi"]) == (0.25, 0.25, 0.25)
+
+
+def test_pairs_needed_for_a_ten_point_effect():
+    # SD of differences 0.5 -> standardized effect 0.2: a paired t-test needs 199 pairs at 80 % power
+    assert pairs_needed(0.5) == 199
+    assert pairs_needed(0.0) == 1 and math.isinf(pairs_needed(float("nan")))
+    assert "about 199 QA pairs" in power_line(0.5, 8, "QA pairs") and "this run has 8" in power_line(0.5, 8, "QA pairs")
+
+
+def test_expected_calibration_error_of_planted_scores():
+    # two bins: scores 0.9 observed 1.0 and scores 0.1 observed 0.0 -> mean gap 0.1
+    assert expected_calibration_error([1, 1, 0, 0], [0.9, 0.9, 0.1, 0.1]) == pytest.approx(0.1)
+    assert expected_calibration_error([1, 0], [1.0, 0.0]) == pytest.approx(0.0)

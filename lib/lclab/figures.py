@@ -21,4 +21,19 @@ def save_figure(fig, path: Path):
     return fig
 
 
-__all__ = ["plt", "save_figure"]
+def draw_reliability(ax, table, label: str, **style) -> None:
+    """A reliability curve: per score bin, the share labelled 1 (Wilson 95 % CI) against the mean score, with
+    the diagonal a calibrated score would follow and each bin's count. `table`: score_eval.calibration_table."""
+    if len(table) == 0:
+        return
+    yerr = [table["observed"] - table["observed_lo"], table["observed_hi"] - table["observed"]]
+    line = ax.errorbar(table["mean_score"], table["observed"], yerr=yerr, fmt=style.pop("fmt", "o-"), capsize=3,
+                       label=label, **style)
+    for r in table.itertuples():
+        ax.annotate(f"n={r.n}", (r.mean_score, r.observed), textcoords="offset points", xytext=(4, 4), fontsize=7,
+                    color=line[0].get_color())
+    ax.plot([0, 1], [0, 1], ":", color="grey")
+    ax.set(xlabel="mean score in bin", ylabel="share labelled 1", xlim=(-0.02, 1.02), ylim=(-0.05, 1.05))
+
+
+__all__ = ["draw_reliability", "plt", "save_figure"]

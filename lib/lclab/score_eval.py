@@ -104,6 +104,40 @@ def calibration_table(labels, scores, n_bins: int = 5) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def expected_calibration_error(labels, scores, n_bins: int = 10) -> float:
+    """ECE: the item-weighted mean |observed share − mean score| over equal-width score bins (NaN without items)."""
+    y, s, _ = _clean(labels, scores)
+    if len(y) == 0:
+        return math.nan
+    bins = np.minimum((s * n_bins).astype(int), n_bins - 1)
+    return float(sum(abs(y[bins == b].mean() - s[bins == b].mean()) * (bins == b).sum()
+                     for b in range(n_bins) if (bins == b).any()) / len(y))
+
+
+def paired_auc_difference(labels, scores_a, scores_b, n_boot: int = 2000, seed: int = 0) -> dict:
+    """AUC(a) − AUC(b) of two scorers on the same items, with a bootstrap 95 % CI resampling items within each
+    class, and a two-sided bootstrap p-value (twice the share of replicates on the far side of 0). Items that
+    either scorer left unscored are left out and counted."""
+    labels = np.asarray(labels, dtype=float)
+    a = np.asarray([math.nan if v is None else v for v in scores_a], dtype=float)
+    b = np.asarray([math.nan if v is None else v for v in scores_b], dtype=float)
+    both = ~np.isnan(a) & ~np.isnan(b)
+    y, a, b = labels[both].astype(int), a[both], b[both]
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    out = {"n": int(both.sum()), "left_out": int((~both).sum()), "auc_a": _auc(y, a), "auc_b": _auc(y, b)}
+    out["difference"] = out["auc_a"] - out["auc_b"]
+    if len(pos) == 0 or len(neg) == 0:
+        return {**out, "difference_lo": math.nan, "difference_hi": math.nan, "p_value": math.nan}
+    rng = np.random.default_rng(seed)
+    diffs = np.empty(n_boot)
+    for i in range(n_boot):
+        idx = np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])
+        diffs[i] = _auc(y[idx], a[idx]) - _auc(y[idx], b[idx])
+    p = min(1.0, 2 * min((diffs <= 0).mean(), (diffs >= 0).mean()))
+    return {**out, "difference_lo": float(np.quantile(diffs, 0.025)), "difference_hi": float(np.quantile(diffs, 0.975)),
+            "p_value": float(p)}
+
+
 def roc_points(labels, scores) -> tuple[np.ndarray, np.ndarray]:
     """False- and true-positive rates at every distinct threshold, from (0, 0) to (1, 1)."""
     from sklearn.metrics import roc_curve

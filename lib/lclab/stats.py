@@ -59,3 +59,122 @@ def bootstrap_mean_ci(values, n_boot: int = 2000, seed: int = 0, level: float = 
     means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(axis=1)
     alpha = (1 - level) / 2
     return float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha))
+
+
+# -- agreement, paired effects, power ------------------------------------------------------------
+
+def cohen_kappa(a, b) -> float:
+    """Cohen's κ of two binary raters; NaN when chance agreement is 1 (one rater never varies, κ undefined)."""
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    if len(a) == 0:
+        return math.nan
+    p_a, p_b = a.mean(), b.mean()
+    if math.isclose(p_a * p_b + (1 - p_a) * (1 - p_b), 1.0):
+        return math.nan
+    return float(cohen_kappa_score(a, b))
+
+
+def bootstrap_ci(statistic, *columns, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of `statistic(*columns)`, resampling rows (items) together.
+
+    Replicates where the statistic is undefined (NaN) are left out; the interval
+    is NaN when fewer than half of them are defined.
+    """
+    import numpy as np
+
+    arrays = [np.asarray(c) for c in columns]
+    n = len(arrays[0])
+    if n == 0:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_boot):
+        idx = rng.integers(0, n, n)
+        values.append(statistic(*(c[idx] for c in arrays)))
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    if len(values) < n_boot / 2:
+        return math.nan, math.nan
+    alpha = (1 - level) / 2
+    return float(np.quantile(values, alpha)), float(np.quantile(values, 1 - alpha))
+
+
+def kappa_with_ci(a, b) -> dict:
+    """κ of two binary raters with a bootstrap 95 % CI over items, and their raw agreement."""
+    import numpy as np
+
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    lo, hi = bootstrap_ci(cohen_kappa, a, b)
+    return {"agreement": float((a == b).mean()) if len(a) else math.nan, "kappa": cohen_kappa(a, b),
+            "kappa_lo": lo, "kappa_hi": hi}
+
+
+def mcnemar_exact(a, b) -> float:
+    """Two-sided exact McNemar p-value for paired binary outcomes (a, b per item): a binomial test on the
+    discordant pairs; 1.0 when there are none."""
+    import numpy as np
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    table = [[int((a & b).sum()), int((a & ~b).sum())], [int((~a & b).sum()), int((~a & ~b).sum())]]
+    if table[0][1] + table[1][0] == 0:
+        return 1.0
+    return float(mcnemar(table, exact=True).pvalue)
+
+
+def sign_flip_p(differences) -> float:
+    """Two-sided paired permutation test of mean difference 0: every sign flip (exact up to 2^16 items,
+    else 20,000 seeded random flips)."""
+    import numpy as np
+    from scipy.stats import permutation_test
+
+    d = np.asarray(differences, dtype=float)
+    if len(d) == 0 or np.allclose(d, 0):
+        return 1.0
+    result = permutation_test((d,), np.mean, permutation_type="samples", alternative="two-sided",
+                              n_resamples=20_000 if len(d) > 16 else np.inf, random_state=0)
+    return float(result.pvalue)
+
+
+def paired_effect(a, b, binary: bool = True) -> dict:
+    """Mean of a − b over items measured both ways, with a bootstrap 95 % CI over items and a p-value
+    (exact McNemar for binary outcomes, a sign-flip permutation test otherwise). Items with a missing
+    side are left out and counted."""
+    import numpy as np
+
+    a = np.asarray([math.nan if v is None else v for v in a], dtype=float)
+    b = np.asarray([math.nan if v is None else v for v in b], dtype=float)
+    both = ~np.isnan(a) & ~np.isnan(b)
+    a, b = a[both], b[both]
+    diff = a - b
+    lo, hi = bootstrap_ci(np.mean, diff) if len(diff) else (math.nan, math.nan)
+    p = mcnemar_exact(a.astype(bool), b.astype(bool)) if binary else sign_flip_p(diff)
+    return {"n_pairs": int(len(diff)), "left_out": int((~both).sum()),
+            "effect": float(diff.mean()) if len(diff) else math.nan, "effect_lo": lo, "effect_hi": hi,
+            "p_value": p if len(diff) else math.nan, "sd_diff": float(diff.std(ddof=1)) if len(diff) > 1 else math.nan}
+
+
+def pairs_needed(sd_diff: float, effect: float = 0.10, power: float = 0.80, alpha: float = 0.05) -> float:
+    """How many paired items a two-sided paired t-test needs to detect `effect` with `power`, given the
+    standard deviation of the per-item differences (inf when it is undefined, 1 when it is 0)."""
+    from statsmodels.stats.power import TTestPower
+
+    if sd_diff is None or math.isnan(sd_diff):
+        return math.inf
+    if sd_diff == 0:
+        return 1.0
+    return float(math.ceil(TTestPower().solve_power(effect_size=effect / sd_diff, power=power, alpha=alpha,
+                                                    alternative="two-sided")))
+
+
+def power_line(sd_diff: float, n_now: int, what: str, effect: float = 0.10) -> str:
+    """One sentence a reader can act on: how many items a 10-point effect needs at 80 % power."""
+    needed = pairs_needed(sd_diff, effect)
+    if math.isinf(needed):
+        return f"power: too few {what} to estimate the variance of the paired differences (n = {n_now})"
+    return (f"power: with the observed SD of the paired differences ({sd_diff:.2f}), a {effect * 100:.0f}-point "
+            f"effect needs about {needed:.0f} {what} for 80 % power (paired, two-sided, α = 0.05); "
+            f"this run has {n_now}")

@@ -14,11 +14,13 @@ import pandas as pd
 
 from ..context import answer_prompt
 from ..corpus import Document
-from ..judges import judge_correct, string_match
+from ..effects import effect_row, paired, power_note, wide
+from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, complete, tokenizer_name
 from ..qa import load_validated
 from ..retrieval.chunking import Chunker
 from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..reliability import card_notes, cards
 from ..runs import fingerprint
 from ..stats import proportion_summary
 from .sets import DocumentSet, build_sets, retrieve
@@ -30,14 +32,14 @@ METHODS = ("long_context", "rag")
 
 def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: int,
                        noise_levels: list[int], store: str, embedder: str, chunk_tokens: int, top_k: int, seed: int,
-                       max_workers: int, run_name: str, max_answer_tokens: int) -> Result:
+                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0) -> Result:
     """Run (or resume) both methods on every document set: one row per (pair, noise level, method)."""
     with Run(EXPERIMENT, run_name) as run:
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
         count, count_text = budget_counters(model)
         sets = build_sets(qa, pool, context_tokens, noise_levels, seed, count, count_text)
         chunker = Chunker(chunk_tokens, "tokens")
-        settings = (model, judge_model, max_answer_tokens)
+        settings = (model, judge_model, max_answer_tokens, JUDGE, self_consistency)
         rag_settings = (store, embedder, chunker.name, top_k)
 
         def key(trial: tuple[DocumentSet, str]) -> tuple:
@@ -61,7 +63,7 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
 
         def judge(trial, row: dict) -> dict:
             doc_set = trial[0]
-            verdict = judge_correct(judge_model, doc_set.question, row["response"], doc_set.gold)
+            verdict = judge_correct(judge_model, doc_set.question, row["response"], doc_set.gold, self_consistency)
             return {"string_match": string_match(row["response"], doc_set.gold), **verdict,
                     "error": verdict["judge_error"] and f"judge: {verdict['judge_error']}"}
 
@@ -75,8 +77,12 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
                  + run.resume_note(),
                  f"context budget {context_tokens} tokens ({tokenizer_name(model)}); {len(pool)} passages in the corpus"]
         notes += skipped_note(loaded.skipped)
+        reliability = cards([correctness_card(items, judge_model, "answer correct (02)")])
+        effects, line = method_effects(items)
+        notes += card_notes(reliability) + [line]
         return run.result(summarize(items), items=items, notes=notes,
-                          tables={"retrieval_misses": retrieval_misses(items)})
+                          tables={"retrieval_misses": retrieval_misses(items), "reliability": reliability,
+                                  "effects": effects})
 
 
 def summarize(items: pd.DataFrame) -> pd.DataFrame:
@@ -95,6 +101,20 @@ def summarize(items: pd.DataFrame) -> pd.DataFrame:
         out["answer_doc_retrieved"] = [hit.get(n) if m == "rag" else None
                                        for n, m in zip(out["noise_pct"], out["method"])]
     return out
+
+
+def method_effects(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Long context minus RAG per noise level, paired by QA pair (McNemar exact), and the power line from
+    the per-pair differences of every level."""
+    rows, differences = [], []
+    for level, part in items.groupby("noise_pct") if "judge_correct" in items else []:
+        rows.append({"noise_pct": level, **effect_row("long context − RAG", paired(
+            part, "qa_id", "method", "judge_correct", "long_context", "rag"), True)})
+        table = wide(part, "qa_id", "method", "judge_correct")
+        if {"long_context", "rag"} <= set(table):
+            differences += (table["long_context"] - table["rag"]).dropna().tolist()
+    sd = pd.Series(differences).std() if len(differences) > 1 else float("nan")
+    return pd.DataFrame(rows), power_note(sd, items["qa_id"].nunique() if len(items) else 0)
 
 
 def retrieval_misses(items: pd.DataFrame) -> pd.DataFrame:

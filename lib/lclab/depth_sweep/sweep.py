@@ -12,12 +12,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..context import answer_prompt, budget_fillers, place_at_depth
-from ..judges import judge_correct, string_match
+from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, complete, tokenizer_name
 from ..qa import load_validated
 from ..runner import Result, Run, Step, answer_columns, skipped_note
 from ..runs import fingerprint
+from ..reliability import card_notes, cards
 from ..stats import proportion_summary
+from .effects import depth_effects, depth_power_line
 
 EXPERIMENT = "depth_sweep"
 KEY = ("qa_id", "context_tokens", "depth", "fingerprint")
@@ -54,7 +56,8 @@ def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list
 
 
 def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: list[int],
-                    depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int) -> Result:
+                    depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int,
+                    self_consistency: int = 0) -> Result:
     """Run (or resume) the sweep: one row per (QA pair, budget, depth), answered then judged."""
     with Run(EXPERIMENT, run_name) as run:
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
@@ -65,7 +68,7 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
             return answer_columns(complete(model, t.prompt, stage="answer", max_tokens=max_answer_tokens))
 
         def judge(t: Trial, row: dict) -> dict:
-            verdict = judge_correct(judge_model, t.question, row["response"], t.gold)
+            verdict = judge_correct(judge_model, t.question, row["response"], t.gold, self_consistency)
             return {"string_match": string_match(row["response"], t.gold), **verdict,
                     "error": verdict["judge_error"] and f"judge: {verdict['judge_error']}"}
 
@@ -74,7 +77,7 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
         items = run.trials(
             trials, log=run.log(KEY),
             key=lambda t: (t.qa_id, t.context_tokens, t.depth,
-                           fingerprint(model, judge_model, max_answer_tokens, t.prompt)),
+                           fingerprint(model, judge_model, max_answer_tokens, t.prompt, JUDGE, self_consistency)),
             describe=lambda t: {"doc_id": t.doc_id, "n_documents": t.n_documents, "position": t.position,
                                 "question": t.question, "gold": t.gold, "model": model, "judge_model": judge_model},
             steps=[Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
@@ -88,7 +91,11 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
         judged = int(items["judge_correct"].notna().sum()) if "judge_correct" in items else 0
         notes.append(f"judge and string match agree on {judged - len(disagree)} of {judged} judged items "
                      "(result.tables['judge_vs_match'] lists the others)")
-        return run.result(summarize(items), items=items, notes=notes, tables={"judge_vs_match": disagree})
+        reliability = cards([correctness_card(items, judge_model, "answer correct (01)")])
+        effects = depth_effects(items)
+        notes += card_notes(reliability) + [depth_power_line(items)]
+        return run.result(summarize(items), items=items, notes=notes,
+                          tables={"judge_vs_match": disagree, "reliability": reliability, "effects": effects})
 
 
 def summarize(items: pd.DataFrame) -> pd.DataFrame:

@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import replace
 from functools import cached_property
 
 from .errors import ContextLengthError, LogprobsUnavailableError
 from .local_models import file_sha256, resolve_local
-from .protocol import RawReply, Settings, chat_kwargs, normalize_logprobs
+from .protocol import RawReply, Settings, chat_kwargs
 from .specs import ModelSpec
 
 
 class LocalBackend:
-    """llama-cpp-python in the same process. One Llama per (file, logits_all), calls serialized."""
+    """llama-cpp-python in the same process. One Llama per model file, calls serialized.
 
-    _instances: dict[tuple[str, bool], object] = {}
+    Logprobs never need llama-cpp-python's `logits_all` instance (it computes
+    vocabulary-wide logits for every prompt token and keeps an n_ctx x
+    vocabulary buffer, 5 GB for Qwen at n_ctx 8192): a one-token request reads
+    the last prompt token's logits, and a longer reply is generated first and
+    then scored in one batch that asks for the logits of its own positions only.
+    """
+
+    _instances: dict[str, object] = {}
     _locks: dict[str, threading.Lock] = {}
     _registry_lock = threading.Lock()
 
@@ -29,23 +37,16 @@ class LocalBackend:
     def identity(self) -> dict:
         return {"backend": "llama.cpp", "model_sha256": file_sha256(self.path)}
 
-    def _llama(self, logits_all: bool):
+    def _llama(self):
         from llama_cpp import Llama
 
-        key = (str(self.path), logits_all)
+        key = str(self.path)
         with self._registry_lock:
             if key not in self._instances:
-                # logits_all is needed for logprobs and costs ~20 % prefill speed,
-                # so plain calls get an instance without it (mmap shares the weights).
-                self._instances[key] = Llama(
-                    model_path=str(self.path),
-                    n_ctx=self.n_ctx,
-                    n_threads=os.cpu_count() or 2,
-                    logits_all=logits_all,
-                    verbose=False,
-                )
-            self._locks.setdefault(str(self.path), threading.Lock())
-            return self._instances[key], self._locks[str(self.path)]
+                self._instances[key] = Llama(model_path=key, n_ctx=self.n_ctx, n_threads=os.cpu_count() or 2,
+                                             verbose=False)
+            self._locks.setdefault(key, threading.Lock())
+            return self._instances[key], self._locks[key]
 
     @cached_property
     def _vocab(self):
@@ -79,32 +80,18 @@ class LocalBackend:
         """The distribution of the first reply token, read from the last prompt token's logits.
 
         The same numbers a one-token greedy chat completion with logprobs returns,
-        without its cost: llama-cpp-python only gives logprobs on an instance with
-        logits_all=True, which computes the vocabulary-wide logits of every prompt
-        token (152k x prompt length for Qwen) and keeps an n_ctx x vocabulary
-        buffer. Here the plain instance evaluates the prompt, reusing the KV cache
-        of the longest prefix it shares with the previous call, and one logits row
-        is turned into log-probabilities.
+        without its cost: the prompt is evaluated reusing the KV cache of the
+        longest prefix it shares with the previous call, and one logits row is
+        turned into log-probabilities.
         """
-        import numpy as np
-
-        prompt = self._chat_formatter(messages=messages).prompt
-        llama, lock = self._llama(logits_all=False)
+        llama, lock = self._llama()
         with lock:
-            tokens = llama.tokenize(prompt.encode("utf-8"), special=True)
+            tokens = self._prompt_tokens(llama, messages)
             # Re-evaluate at least the last token: its logits are the ones wanted.
             reuse = llama.longest_token_prefix(llama.input_ids[:llama.n_tokens].tolist(), tokens[:-1])
             llama.n_tokens = reuse
             llama.eval(tokens[reuse:])
-            logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),))
-            logits = logits.astype(np.float64)
-            peak = logits.max()
-            logprobs = logits - (peak + np.log(np.exp(logits - peak).sum()))
-            k = max(1, settings.top_logprobs)
-            top = np.argpartition(-logprobs, k - 1)[:k]
-            top = top[np.argsort(-logprobs[top])]
-            piece = lambda t: llama.detokenize([int(t)]).decode("utf-8", errors="ignore")  # noqa: E731
-            pairs = [[piece(t), float(logprobs[t])] for t in top]
+            _, pairs = _top_pairs(llama, -1, settings.top_logprobs)
         return RawReply(
             text=pairs[0][0],  # greedy: the most probable token
             logprobs=[{"token": pairs[0][0], "logprob": pairs[0][1], "top": pairs}],
@@ -112,6 +99,38 @@ class LocalBackend:
             completion_tokens=1,
             finish_reason="length",
         )
+
+    def _prompt_tokens(self, llama, messages: list[dict]) -> list[int]:
+        if self._chat_formatter is None:
+            raise LogprobsUnavailableError(f"{self.path.name} has no chat template: its logprobs cannot be read")
+        return llama.tokenize(self._chat_formatter(messages=messages).prompt.encode("utf-8"), special=True)
+
+    def _score_reply(self, llama, prompt: list[int], text: str, k: int) -> list[dict]:
+        """Per reply token: its logprob and the top k alternatives, from one batch over the reply's positions.
+
+        Called under the model's lock right after the reply was generated, so the
+        prompt is still in the KV cache and only the reply is evaluated again.
+        """
+        reply = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        if not reply:
+            return []
+        reuse = llama.longest_token_prefix(llama.input_ids[:llama.n_tokens].tolist(), prompt[:-1])
+        llama.n_tokens = reuse
+        if reuse < len(prompt) - 1:
+            llama.eval(prompt[reuse:-1])
+        # Position i's logits give the distribution of reply token i: feed the last prompt token and
+        # every reply token but the last, asking for the logits of each.
+        feed, rows = [prompt[-1], *reply[:-1]], []
+        for lo in range(0, len(feed), llama.n_batch):
+            chunk, n_past = feed[lo:lo + llama.n_batch], llama.n_tokens
+            llama._ctx.kv_cache_seq_rm(-1, n_past, -1)
+            llama._batch.set_batch(batch=chunk, n_past=n_past, logits_all=True)
+            llama._ctx.decode(llama._batch)
+            llama.input_ids[n_past:n_past + len(chunk)] = chunk
+            llama.n_tokens += len(chunk)
+            rows += [_top_pairs(llama, i, k) for i in range(len(chunk))]
+        return [{"token": _piece(llama, t), "logprob": float(logprobs[t]), "top": pairs}
+                for t, (logprobs, pairs) in zip(reply, rows)]
 
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         needed = self.count_prompt_tokens(messages)
@@ -123,24 +142,22 @@ class LocalBackend:
             )
         if _first_token_only(settings) and self._chat_formatter is not None:
             return self._first_token(messages, settings)
-        # llama-cpp-python takes a schema inside a json_object response format.
-        kwargs = chat_kwargs(messages, settings,
-                              lambda schema: {"type": "json_object", "schema": schema})
-        llama, lock = self._llama(logits_all=settings.logprobs)
+        # llama-cpp-python takes a schema inside a json_object response format. The reply is
+        # generated without logprobs; when they are wanted it is scored afterwards (see the class).
+        kwargs = chat_kwargs(messages, replace(settings, logprobs=False),
+                             lambda schema: {"type": "json_object", "schema": schema})
+        llama, lock = self._llama()
         with lock:
+            prompt = self._prompt_tokens(llama, messages) if settings.logprobs else None
             try:
                 out = llama.create_chat_completion(**kwargs)
             except ValueError as err:
                 if "exceed context window" in str(err):
                     raise ContextLengthError(f"{err}; raise LCLAB_N_CTX or shorten the prompt") from err
                 raise
-        choice = out["choices"][0]
-        logprobs = None
-        if settings.logprobs:
-            content = (choice.get("logprobs") or {}).get("content")
-            if not content:
-                raise LogprobsUnavailableError(f"{self.path.name} returned no logprobs although they were asked for")
-            logprobs = normalize_logprobs(content)
+            choice = out["choices"][0]
+            logprobs = (self._score_reply(llama, prompt, choice["message"]["content"] or "",
+                                          max(1, settings.top_logprobs)) if settings.logprobs else None)
         return RawReply(
             text=choice["message"]["content"] or "",
             logprobs=logprobs,
@@ -158,7 +175,7 @@ class LocalBackend:
                 f"prompt of {needed} tokens plus max_tokens={settings.max_tokens} exceeds the local "
                 f"context window n_ctx={self.n_ctx} of {self.path.name}: shorten the prompt or raise LCLAB_N_CTX"
             )
-        llama, lock = self._llama(logits_all=False)
+        llama, lock = self._llama()
         with lock:
             out = llama.create_completion(prompt, max_tokens=settings.max_tokens,
                                           temperature=settings.temperature, seed=settings.seed)
@@ -167,6 +184,23 @@ class LocalBackend:
                         prompt_tokens=out["usage"]["prompt_tokens"],
                         completion_tokens=out["usage"]["completion_tokens"],
                         finish_reason=choice.get("finish_reason"))
+
+
+def _top_pairs(llama, row: int, k: int):
+    """(log-probabilities over the vocabulary, the k most probable [token text, logprob]) of one logits row."""
+    import numpy as np
+
+    logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(row), shape=(llama.n_vocab(),)).astype(np.float64)
+    peak = logits.max()
+    logprobs = logits - (peak + np.log(np.exp(logits - peak).sum()))
+    k = max(1, k)
+    top = np.argpartition(-logprobs, k - 1)[:k]
+    top = top[np.argsort(-logprobs[top])]
+    return logprobs, [[_piece(llama, t), float(logprobs[t])] for t in top]
+
+
+def _piece(llama, token: int) -> str:
+    return llama.detokenize([int(token)]).decode("utf-8", errors="ignore")
 
 
 def _first_token_only(settings: Settings) -> bool:

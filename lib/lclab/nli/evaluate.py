@@ -24,12 +24,12 @@ from ..paths import repo_path
 from ..prompts import template
 from ..runner import Result, Run
 from ..runs import fingerprint
-from ..score_eval import separation_summary
-from ..stats import wilson_interval
-from .items import DIRECTIONS, DIRECTION_NAMES, ORDERS, EvalItem
+from ..reliability import card_notes
+from .items import ORDERS, EvalItem
 from .labels import Labels, load_items, load_labels
 from .pipeline import VARIANTS
 from .run import run_nli
+from .tables import auc_table, by_kind, nli_cards, refusal_table, seed_auc_table, seed_timing_table
 
 EXPERIMENT = "nli_eval"
 PROMPTS = ("nli_system", "nli_refusal_system", "nli_pair", "pronoun_replacement", "refusal_batch")
@@ -90,16 +90,6 @@ def item_kinds(items_path: str) -> dict[str, str]:
     return {r["item_id"]: r["kind"] for r in rows if r.get("kind")}
 
 
-def by_kind(item_df: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
-    """Mean estimate and refusal tag by the kind of item, per configuration and direction."""
-    if not kinds:
-        return pd.DataFrame()
-    columns = [*DIRECTIONS, "answer_refusal"]
-    tagged = item_df.assign(kind=item_df.item_id.map(kinds)).dropna(subset=["kind"])
-    tagged[columns] = tagged[columns].apply(pd.to_numeric, errors="coerce")  # refusal tags: bools or None
-    return tagged.groupby([*CONFIG_COLUMNS, "kind"])[columns].mean().round(2)
-
-
 def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_name: str, *,
                 order: str = "premise", pronouns: bool = True, with_document: bool = False,
                 language: str = "english", quiet: bool = False, kinds: dict[str, str] | None = None) -> Result:
@@ -155,71 +145,13 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
             how="left")
         item_df = pd.concat(item_all, ignore_index=True)
         auc = auc_table(hyp)
+        reliability = nli_cards(hyp, item_df, labels.refusals)
         n_labelled = labels.hypotheses.item_id.isin({it.item_id for it in items}).sum()
         notes = [f"{len(items)} items, {n_labelled} labelled hypotheses, {len(configs)} configurations",
-                 run.resume_note("hypotheses.jsonl")]
+                 run.resume_note("hypotheses.jsonl")] + card_notes(reliability)
         return run.result(auc, items=hyp, notes=notes,
                           tables={"timing": pd.DataFrame(timing_rows), "refusal": refusal_table(item_df, labels.refusals),
                                   "hypotheses": hyp, "items": item_df,
                                   "seed_timing": seed_timing_table(pd.DataFrame(timing_rows)),
-                                  "seed_auc": seed_auc_table(auc), "by_kind": by_kind(item_df, kinds or {})})
-
-
-CONFIG_COLUMNS = ["model", "prompt", "concurrency"]
-
-
-def auc_table(hyp: pd.DataFrame) -> pd.DataFrame:
-    """ROC AUC of the hypothesis estimates against the labels, per configuration and direction.
-
-    Hypotheses without an estimate (failed call, no facts) are counted as
-    `unscored`, never scored 0; unlabelled ones are counted and left out.
-    """
-    rows = []
-    for keys, part in hyp.groupby(CONFIG_COLUMNS, sort=False):
-        for d in DIRECTIONS:
-            sub = part[part.direction == d]
-            labelled = sub[sub.entailed.notna()]
-            s = separation_summary(labelled.entailed.astype(int), labelled.estimate.astype(float))
-            rows.append({**dict(zip(CONFIG_COLUMNS, keys)), "direction": DIRECTION_NAMES[d],
-                         "unlabelled": int(sub.entailed.isna().sum()), **s})
-    return pd.DataFrame(rows)
-
-
-def refusal_table(items: pd.DataFrame, refusal_labels: pd.DataFrame) -> pd.DataFrame:
-    """Refusal-tagging accuracy per configuration over answers and ground truths, with a Wilson CI."""
-    truth = {(r.item_id, r.text): r.refusal for r in refusal_labels.itertuples()}
-    rows = []
-    for keys, part in items.groupby(CONFIG_COLUMNS, sort=False):
-        pairs = []
-        for r in part.itertuples():
-            for text, col in (("answer", "answer_refusal"), ("ground_truth", "gt_refusal")):
-                if (r.item_id, text) in truth:
-                    pairs.append((truth[(r.item_id, text)], getattr(r, col)))
-        tagged = [(y, bool(p)) for y, p in pairs if p is not None and not pd.isna(p)]
-        correct = sum(int(y) == int(p) for y, p in tagged)
-        lo, hi = wilson_interval(correct, len(tagged))
-        rows.append({**dict(zip(CONFIG_COLUMNS, keys)), "labelled_texts": len(pairs), "untagged": len(pairs) - len(tagged),
-                     "refusals": sum(y for y, _ in pairs), "accuracy": correct / len(tagged) if tagged else float("nan"),
-                     "accuracy_lo": lo, "accuracy_hi": hi,
-                     "missed_refusals": sum(1 for y, p in tagged if y and not p),
-                     "false_refusals": sum(1 for y, p in tagged if p and not y)})
-    return pd.DataFrame(rows)
-
-
-def seed_auc_table(auc: pd.DataFrame) -> pd.DataFrame:
-    """The seed's second table: one row per configuration, one 'AUC [lo, hi]' column per direction."""
-    cell = auc.assign(cell=[f"{a:.3f} [{lo:.2f}, {hi:.2f}]" for a, lo, hi in zip(auc.auc, auc.auc_lo, auc.auc_hi)])
-    wide = cell.pivot_table(index=CONFIG_COLUMNS, columns="direction", values="cell", aggfunc="first", sort=False)
-    return wide[[DIRECTION_NAMES[d] for d in DIRECTIONS]].reset_index()
-
-
-def seed_timing_table(timing: pd.DataFrame) -> pd.DataFrame:
-    """The seed's first table: times as mm:ss, tokens per configuration."""
-    def mmss(s):
-        return f"{int(s // 60):02d}:{s % 60:04.1f}"
-    return pd.DataFrame({
-        "LLM model": timing.model, "prompt": timing.prompt, "concurrency": timing.concurrency,
-        "time transforming": timing.transform_s.map(mmss), "time getting NLI": timing.nli_s.map(mmss),
-        "input tokens": timing.input_tokens, "output tokens": timing.output_tokens,
-        "total tokens": timing.total_tokens, "calls": timing.transform_calls + timing.nli_calls,
-        "cache hits": timing.transform_cache_hits + timing.nli_cache_hits, "times from": timing.times_from})
+                                  "seed_auc": seed_auc_table(auc), "by_kind": by_kind(item_df, kinds or {}),
+                                  "reliability": reliability})

@@ -10,6 +10,7 @@ import seaborn as sns
 from ..figures import plt, save_figure
 from ..score_eval import roc_points
 from .items import DIRECTION_NAMES, DIRECTIONS
+from .tables import SCORERS
 
 
 def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame, title: str, path: Path):
@@ -17,23 +18,30 @@ def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame
     fig, axes = plt.subplots(1, len(DIRECTIONS) + 1, figsize=(17, 4.4))
     configs = list(auc[["model", "prompt", "concurrency"]].drop_duplicates().itertuples(index=False))
     colours = dict(zip(configs, sns.color_palette(n_colors=len(configs))))
+    styles = {name: style for name, style in zip(SCORERS.values(), ("-", "--"))}
     for ax, d in zip(axes, DIRECTIONS):
+        n = 0
         for c in configs:
-            part = hypotheses[(hypotheses.direction == d) & (hypotheses.model == c.model)
-                              & (hypotheses.prompt == c.prompt) & (hypotheses.concurrency == c.concurrency)
-                              & hypotheses.entailed.notna() & hypotheses.estimate.notna()]
-            row = auc[(auc.direction == DIRECTION_NAMES[d]) & (auc.model == c.model) & (auc.prompt == c.prompt)
-                      & (auc.concurrency == c.concurrency)].iloc[0]
-            if part.entailed.nunique() < 2:
-                continue
-            fpr, tpr = roc_points(part.entailed.astype(int), part.estimate.astype(float))
-            ax.plot(fpr, tpr, color=colours[c], drawstyle="steps-post",
-                    label=f"{c.model.split('/')[-1]}, {c.prompt}, c={c.concurrency}: "
-                          f"{row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
+            for column, scorer in SCORERS.items():
+                part = hypotheses[(hypotheses.direction == d) & (hypotheses.model == c.model)
+                                  & (hypotheses.prompt == c.prompt) & (hypotheses.concurrency == c.concurrency)
+                                  & hypotheses.entailed.notna()]
+                rows = auc[(auc.direction == DIRECTION_NAMES[d]) & (auc.model == c.model) & (auc.prompt == c.prompt)
+                           & (auc.concurrency == c.concurrency) & (auc.scorer == scorer)]
+                if column not in part or rows.empty:
+                    continue
+                part, row = part[part[column].notna()], rows.iloc[0]
+                n = max(n, int(row.n))
+                if part.entailed.nunique() < 2:
+                    continue
+                fpr, tpr = roc_points(part.entailed.astype(int), part[column].astype(float))
+                ax.plot(fpr, tpr, styles[scorer], color=colours[c], drawstyle="steps-post",
+                        label=f"{c.model.split('/')[-1]}, {c.prompt}, c={c.concurrency}, {scorer}: "
+                              f"{row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
         ax.plot([0, 1], [0, 1], ":", color="grey")
         ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
-               title=f"{DIRECTION_NAMES[d]} (n={int(row.n)})")
-        ax.legend(loc="lower right", fontsize=7, title="AUC [bootstrap 95 % CI]", title_fontsize=7)
+               title=f"{DIRECTION_NAMES[d]} (n={n})")
+        ax.legend(loc="lower right", fontsize=6, title="AUC [bootstrap 95 % CI]", title_fontsize=7)
     ax = axes[-1]
     for (model, prompt), group in timing.groupby(["model", "prompt"], sort=False):
         group = group.sort_values("concurrency")

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..logprob_scoring import complete_with_logprobs, read_values
 from ..models import ParseError, complete
 from ..prompts import render, template
 
 PRONOUN_BATCH = 16
 REFUSAL_BATCH = 8
 REFUSAL_SENTENCES = 2
-VARIANTS = ("separated", "same")
+VARIANTS = ("separated", "same", "probability")  # "probability": one token per hypothesis (probability.py)
 # The NLI labels entailment / neutral / contradiction, in words a small model reads correctly
 # (the 1.5B model tagged "neutral" facts it had just explained were stated in the premise).
 TAGS = ("supported", "not mentioned", "contradicted")
@@ -98,13 +99,19 @@ def replace_pronouns(model: str, sentences: list[str], question: str,
 
 @dataclass(frozen=True)
 class Verdict:
-    facts: list[dict]  # [{"fact", "explanation", "tag"}]
+    facts: list[dict]  # [{"fact", "explanation", "tag", "p_supported", "p_source"}]
     refusal: bool | None  # variant "same" only
+    p_refusal: float | None = None  # its probability, read like the tags'
 
     @property
     def estimate(self) -> float | None:
         """Share of facts tagged supported (entailment); None when the model found no fact (never a silent 0)."""
         return hypothesis_estimate(self.facts)
+
+    @property
+    def estimate_p(self) -> float | None:
+        """Mean probability of "supported" over the facts, read at each tag's first token; None without facts."""
+        return sum(f["p_supported"] for f in self.facts) / len(self.facts) if self.facts else None
 
 
 def hypothesis_estimate(facts: list[dict]) -> float | None:
@@ -141,11 +148,19 @@ def nli_messages(variant: str, premise: str, hypothesis: str, document: str | No
 
 def judge_hypothesis(model: str, variant: str, premise: str, hypothesis: str, document: str | None = None,
                      cache_tag: str | None = None, max_tokens: int = 400) -> Verdict:
-    reply = complete(model, nli_messages(variant, premise, hypothesis, document), stage="nli",
-                     response_format=NLI_SCHEMAS[variant], validate=_facts_check, max_tokens=max_tokens,
-                     cache_tag=cache_tag)
-    refusal = reply.json.get("refusal") if variant == "same" else None
-    return Verdict(facts=reply.json["facts"], refusal=bool(refusal) if refusal is not None else None)
+    """Facts, explanations and tags, each tag with the probability of "supported" read at its first token
+    (renormalized over the three tags; 1 or 0 from the tag itself, flagged, where there are no logprobs)."""
+    reply, has_logprobs = complete_with_logprobs(
+        model, nli_messages(variant, premise, hypothesis, document), stage="nli",
+        response_format=NLI_SCHEMAS[variant], validate=_facts_check, max_tokens=max_tokens, cache_tag=cache_tag)
+    facts = [dict(f) for f in reply.json["facts"]]
+    for fact, read in zip(facts, read_values(reply, has_logprobs, "tag", TAGS, ENTAILED, [f["tag"] for f in facts])):
+        fact.update(p_supported=read.score, p_source=read.source)
+    if variant != "same":
+        return Verdict(facts=facts, refusal=None)
+    refusal = bool(reply.json.get("refusal"))
+    (read,) = read_values(reply, has_logprobs, "refusal", ("true", "false"), "true", [str(refusal).lower()])
+    return Verdict(facts=facts, refusal=refusal, p_refusal=read.score)
 
 
 # -- refusal ------------------------------------------------------------------
@@ -169,9 +184,9 @@ def _refusal_check(n: int):
     return validate
 
 
-def tag_refusals(model: str, texts: list[str],
-                 cache_tag: str | None = None) -> list[bool]:
-    """One batch (up to 8 texts): True where the text is an answer refusal.
+def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> tuple[list, list, list]:
+    """One batch (up to 8 texts): True where the text is an answer refusal, the probability of True, and how
+    it was read ("logprobs", or "sampled" where the endpoint gave none).
 
     Raises ParseError when the reply, after one repair round, still has the
     wrong number of tags: the caller records the batch as failed.
@@ -179,6 +194,9 @@ def tag_refusals(model: str, texts: list[str],
     if not texts:
         return []
     prompt = render("refusal_batch", n=len(texts), texts=_numbered(texts))
-    reply = complete(model, prompt, stage="refusal", response_format=REFUSAL_SCHEMA,
-                     validate=_refusal_check(len(texts)), max_tokens=16 * len(texts) + 30, cache_tag=cache_tag)
-    return [bool(t["refusal"]) for t in reply.json["tags"]]
+    reply, has_logprobs = complete_with_logprobs(
+        model, prompt, stage="refusal", response_format=REFUSAL_SCHEMA, validate=_refusal_check(len(texts)),
+        max_tokens=16 * len(texts) + 30, cache_tag=cache_tag)
+    tags = [bool(t["refusal"]) for t in reply.json["tags"]]
+    reads = read_values(reply, has_logprobs, "refusal", ("true", "false"), "true", [str(t).lower() for t in tags])
+    return tags, [r.score for r in reads], [r.source for r in reads]

@@ -27,11 +27,12 @@ from ..runs import fingerprint
 from .items import DIRECTIONS, EvalItem, Prepared, order_requests, prepare
 from .pipeline import (REFUSAL_BATCH, VARIANTS, batches, judge_hypothesis, pair_estimate, refusal_text,
                        replace_pronouns, tag_refusals)
+from .probability import score_hypothesis, score_refusal
 
 # Errors that would fail every request alike stop the run instead of being logged per item.
 STOP_ON = (MissingAPIKeyError,)
-HYPOTHESIS_COLUMNS = ["item_id", "direction", "index", "sentence", "hypothesis", "estimate", "n_facts", "facts",
-                      "refusal", "error"]
+HYPOTHESIS_COLUMNS = ["item_id", "direction", "index", "sentence", "hypothesis", "premise", "estimate",
+                      "estimate_p", "p_source", "n_facts", "facts", "refusal", "p_refusal", "error"]
 
 
 @dataclass
@@ -89,9 +90,14 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
                 for i, h in enumerate(hyps)]
 
     def nli(req: dict, row: dict) -> dict:
-        v = judge_hypothesis(model, variant, req["premise"], req["hypothesis"], req["document"], cache_tag)
-        return {"estimate": v.estimate, "n_facts": len(v.facts), "facts": json.dumps(v.facts, ensure_ascii=False),
-                "refusal": v.refusal,
+        if variant == "probability":
+            v = score_hypothesis(model, req["premise"], req["hypothesis"], req["document"], cache_tag)
+        else:
+            v = judge_hypothesis(model, variant, req["premise"], req["hypothesis"], req["document"], cache_tag)
+        sources = {f["p_source"] for f in v.facts}
+        return {"estimate": v.estimate, "estimate_p": v.estimate_p, "n_facts": len(v.facts),
+                "p_source": "sampled" if "sampled" in sources else ("logprobs" if sources else None),
+                "facts": json.dumps(v.facts, ensure_ascii=False), "refusal": v.refusal, "p_refusal": v.p_refusal,
                 "error": "the model found no fact in this hypothesis" if v.estimate is None else None}
 
     hyp = run.trials(
@@ -99,13 +105,13 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
         log=run.log(("config", "item_id", "direction", "index", "fingerprint"), "hypotheses.jsonl"), quiet=quiet,
         key=lambda r: (config, r["item_id"], r["direction"], r["index"],
                        fingerprint(made_with, variant, r["premise"], r["hypothesis"], r["document"])),
-        describe=lambda r: {"sentence": r["sentence"], "hypothesis": r["hypothesis"]},
+        describe=lambda r: {"sentence": r["sentence"], "hypothesis": r["hypothesis"], "premise": r["premise"]},
         steps=[Step(f"NLI ({variant})", nli, concurrency)], stop_on=STOP_ON)
     hyp = hyp.reindex(columns=HYPOTHESIS_COLUMNS).sort_values(
         ["item_id", "direction", "index"], key=_item_order(items)).reset_index(drop=True)
 
-    refusals = (_refusals_separated(run, prepared, model, config, concurrency, cache_tag, quiet)
-                if variant == "separated" else _refusals_same(prepared, hyp))
+    refusals = (_refusals_same(prepared, hyp) if variant == "same" else
+                _refusals_tagged(run, prepared, model, config, variant, concurrency, cache_tag, quiet))
     nli_s = time.perf_counter() - t1
     return NLIRun(hyp, _item_table(prepared, hyp, refusals),
                   {"transform_s": round(transform_s, 2), "nli_s": round(nli_s, 2)})
@@ -120,7 +126,10 @@ def _item_table(prepared: dict[str, Prepared], hyp: pd.DataFrame, refusals: dict
             part = own[own.direction == d]
             row[d] = pair_estimate([e if pd.notna(e) else None for e in part.estimate])
             row[f"{d}_n"] = int(part.estimate.notna().sum())
-        row["answer_refusal"], row["gt_refusal"] = refusals.get(p.item.item_id, (None, None))
+            row[f"{d}_p"] = pair_estimate([e if pd.notna(e) else None for e in part.estimate_p])
+        (row["answer_refusal"], row["gt_refusal"], row["answer_refusal_p"], row["gt_refusal_p"],
+         row["answer_refusal_source"], row["gt_refusal_source"]) = refusals.get(p.item.item_id, (None,) * 6)
+        row["answer_text"], row["gt_text"] = refusal_text(p.answer_raw), refusal_text(p.gt_raw)
         errors = sorted({e for e in own.error.dropna()})
         row["problems"] = "; ".join(p.problems + errors) or None
         rows.append(row)
@@ -140,31 +149,43 @@ def _item_order(items: list[EvalItem]):
     return key
 
 
-def _refusals_separated(run: Run, prepared: dict[str, Prepared], model: str, config: str, concurrency: int,
-                        cache_tag: str | None, quiet: bool) -> dict[str, tuple[bool | None, bool | None]]:
-    """Tag the first two sentences of every answer and ground truth, 8 texts per call."""
+def _refusals_tagged(run: Run, prepared: dict[str, Prepared], model: str, config: str, variant: str,
+                     concurrency: int, cache_tag: str | None, quiet: bool) -> dict[str, tuple]:
+    """Tag the first two sentences of every answer and ground truth: 8 texts per call ("separated"), or one
+    token per text ("probability"). Returns {item: (answer refusal, gt refusal, their probabilities)}."""
     texts = [(p.item.item_id, which, refusal_text(getattr(p, f"{which}_raw")))
              for p in prepared.values() for which in ("answer", "gt")]
     texts = [t for t in texts if t[2]]  # an empty text is no answer at all, not a refusal: left untagged
+    if variant == "probability":
+        def tag(batch, row):
+            tags, probabilities, sources = zip(*(score_refusal(model, t[2], cache_tag) for t in batch))
+            return {"tags": list(tags), "p": list(probabilities), "sources": list(sources)}
+        size = 1
+    else:
+        def tag(batch, row):
+            tags, probabilities, sources = tag_refusals(model, [t[2] for t in batch], cache_tag)
+            return {"tags": tags, "p": probabilities, "sources": sources}
+        size = REFUSAL_BATCH
     done = run.trials(
-        batches(texts, REFUSAL_BATCH), log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
+        batches(texts, size), log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
         quiet=quiet, key=lambda b: (config, f"{b[0][0]}:{b[0][1]}+{len(b)}",
-                                    fingerprint(model, cache_tag, [t[2] for t in b])),
+                                    fingerprint(model, cache_tag, variant, [t[2] for t in b])),
         describe=lambda b: {"texts": [[item_id, which] for item_id, which, _ in b]},
-        steps=[Step("refusal", lambda b, row: {"tags": tag_refusals(model, [t[2] for t in b], cache_tag)},
-                    concurrency)], stop_on=STOP_ON)
-    tags: dict[tuple[str, str], bool | None] = {}
+        steps=[Step("refusal", tag, concurrency)], stop_on=STOP_ON)
+    tags: dict[tuple[str, str], tuple] = {}
     for r in done.to_dict("records"):
         for i, (item_id, which) in enumerate(r["texts"]):
             failed = pd.notna(r["error"])
-            tags[(item_id, which)] = None if failed else r["tags"][i]
+            tags[(item_id, which)] = (None, None, None) if failed else (r["tags"][i], r["p"][i], r["sources"][i])
             if failed:
                 prepared[item_id].problems.append(f"refusal tagging failed for {which}: {r['error']}")
-    return {k: (tags.get((k, "answer")), tags.get((k, "gt"))) for k in prepared}
+    return {k: tuple(tags.get((k, w), (None, None, None))[field] for field in range(3) for w in ("answer", "gt"))
+            for k in prepared}
 
 
-def _refusals_same(prepared: dict[str, Prepared], hyp: pd.DataFrame) -> dict[str, tuple[bool | None, bool | None]]:
-    """Variant "same": a text is a refusal when one of its first two sentences was tagged one.
+def _refusals_same(prepared: dict[str, Prepared], hyp: pd.DataFrame) -> dict[str, tuple]:
+    """Variant "same": a text is a refusal when one of its first two sentences was tagged one (its probability:
+    the largest of theirs).
 
     The answer's tags come from its context → answer prompts, the ground truth's
     from its answer → ground truth prompts.
@@ -172,9 +193,12 @@ def _refusals_same(prepared: dict[str, Prepared], hyp: pd.DataFrame) -> dict[str
     out = {}
     for item_id in prepared:
         own = hyp[(hyp.item_id == item_id) & (hyp["index"] < 2)]
-        res = []
+        tags, probabilities, sources = [], [], []
         for d in ("context_answer", "answer_gt"):
-            tags = own[own.direction == d].refusal.dropna()
-            res.append(bool(tags.any()) if len(tags) else None)
-        out[item_id] = tuple(res)
+            part = own[own.direction == d]
+            seen = part.refusal.dropna()
+            tags.append(bool(seen.any()) if len(seen) else None)
+            probabilities.append(float(part.p_refusal.max()) if part.p_refusal.notna().any() else None)
+            sources.append(next(iter(part.p_source.dropna()), None))
+        out[item_id] = (*tags, *probabilities, *sources)
     return out

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import plt, save_figure
+from ..figures import draw_reliability, plt, save_figure
 from ..score_eval import roc_points
 from .points import SCORERS, usable
 
@@ -33,15 +33,9 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
                title="ROC against manual labels (AUC [bootstrap 95 % CI])")
     roc_ax.legend(loc="lower right", fontsize=7)
     for (model, scorer), group in calibration.groupby(["model", "scorer"], sort=False):
-        yerr = [group["observed"] - group["observed_lo"], group["observed_hi"] - group["observed"]]
-        cal_ax.errorbar(group["mean_score"], group["observed"], yerr=yerr, fmt="o" + SCORER_STYLES[scorer],
-                        color=colours[model], capsize=3, label=f"{model}, {scorer}")
-        for r in group.itertuples():
-            cal_ax.annotate(f"n={r.n}", (r.mean_score, r.observed), textcoords="offset points", xytext=(4, 4),
-                            fontsize=7, color=colours[model])
-    cal_ax.plot([0, 1], [0, 1], ":", color="grey")
-    cal_ax.set(xlabel="mean score in bin", ylabel="share labelled 'contains the golden response'",
-               xlim=(-0.02, 1.02), ylim=(-0.05, 1.05), title="Calibration (5 bins; bars: Wilson 95 % CI)")
+        draw_reliability(cal_ax, group, f"{model}, {scorer}", fmt="o" + SCORER_STYLES[scorer], color=colours[model])
+    cal_ax.set(ylabel="share labelled 'contains the golden response'",
+               title="Calibration (5 bins; bars: Wilson 95 % CI)")
     cal_ax.legend(loc="upper left", fontsize=7)
     fig.suptitle(title)
     return save_figure(fig, path)

@@ -26,7 +26,8 @@ from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import open_corpus_index
 from ..runner import Result, Run, Step, skipped_note
 from ..runs import fingerprint
-from ..score_eval import calibration_table, separation_summary
+from ..score_eval import (calibration_table, expected_calibration_error, paired_auc_difference,
+                          separation_summary)
 from .points import LABEL_COLUMNS, SCORERS, attach_labels, load_questions, read_labels, retrieve_points, usable
 
 EXPERIMENT = "pg_discrete"
@@ -62,7 +63,25 @@ def separation(scored: pd.DataFrame) -> pd.DataFrame:
         for scorer, label in SCORERS.items():
             summary = separation_summary(group["label"].astype(int), group[scorer])
             fallback = int((group["source"] == "sampled").sum()) if "source" in group else 0
-            rows.append({"model": model, "scorer": label, **summary, "sampled_fallback": fallback})
+            ece = expected_calibration_error(group["label"].astype(int), group[scorer])
+            rows.append({"model": model, "scorer": label, **summary, "ece": ece, "sampled_fallback": fallback})
+    return pd.DataFrame(rows)
+
+
+def models_paired(scored: pd.DataFrame) -> pd.DataFrame:
+    """Each model against the first, per scorer: the AUC difference on the same points, with a bootstrap
+    95 % CI (resampling points within each class) and a bootstrap p-value."""
+    points = usable(scored)
+    models = list(dict.fromkeys(points["model"]))
+    rows = []
+    for other in models[1:]:
+        for scorer, label in SCORERS.items():
+            a = points[points["model"] == other].set_index("point_id")
+            b = points[points["model"] == models[0]].set_index("point_id")
+            shared = a.index.intersection(b.index)
+            result = paired_auc_difference(a.loc[shared, "label"].astype(int), a.loc[shared, scorer],
+                                           b.loc[shared, scorer])
+            rows.append({"comparison": f"{other} − {models[0]}", "scorer": label, **result})
     return pd.DataFrame(rows)
 
 
@@ -107,7 +126,8 @@ def run_discrete(models: list[str], corpus: str, questions_path: str, labels_pat
                  "this run", run.resume_note("scores.jsonl")] + point_notes(points, to_label)
         notes += score_notes(scored) + skipped_note(loaded.skipped)
         return run.result(separation(scored), items=scored, notes=notes,
-                          tables={"points": points, "calibration": calibration(scored)})
+                          tables={"points": points, "calibration": calibration(scored),
+                                  "models_paired": models_paired(scored)})
 
 
 def point_notes(points: pd.DataFrame, to_label) -> list[str]:

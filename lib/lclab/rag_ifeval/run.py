@@ -18,7 +18,7 @@ from .data import DataError, Sample, load_badwords, load_documents, load_samples
 from .model_config import ModelConfig, model_config
 from .options import Options, build_prompt, context_order, load_template
 from .rules import Answer, Judge
-from .tables import model_summaries, sample_table, score_table
+from .tables import model_summaries, models_paired, sample_table, score_table
 
 EXPERIMENT = "rag_ifeval"
 KEY = ("model", "id", "fingerprint")
@@ -90,6 +90,7 @@ def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Re
             log = Options(**{**options.__dict__, "log_path": str(run.dir / log_name(config))})
             rows += run_model(config, samples, docs, log)
         summaries = model_summaries(rows)
-        notes = [f"{len(samples)} samples x {len(configs)} models; per-sample logs in {run.dir}"]
+        paired, line = models_paired(rows)
+        notes = [f"{len(samples)} samples x {len(configs)} models; per-sample logs in {run.dir}", line]
         return run.result(summaries, items=sample_table(rows), notes=notes,
-                          tables={"score_table": score_table(rows)}, data={"rows": rows})
+                          tables={"score_table": score_table(rows), "models_paired": paired}, data={"rows": rows})

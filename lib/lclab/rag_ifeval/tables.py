@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..stats import bootstrap_mean_ci
-from .rules import aggregate, pooled
+from ..stats import bootstrap_mean_ci, paired_effect, power_line
+from .rules import METRICS, aggregate, pooled
 
 
 def _failed(row: dict) -> bool:
@@ -67,3 +67,22 @@ def format_summary(table: pd.DataFrame) -> str:
         lines.append(f"{row.metric:<15} {shown} ({row.n})")
     lines.append(f"{'failed':<15} {table.attrs.get('failed', 0)}")
     return "\n".join(lines)
+
+
+def models_paired(rows: list[dict]) -> tuple[pd.DataFrame, str]:
+    """Each model against the first, paired by sample: the difference in each sample's total score (the mean of
+    its pooled condition scores), with a bootstrap 95 % CI and a sign-flip permutation test; and the power line."""
+    totals = {}
+    for r in rows:
+        if not _failed(r):
+            pooled_scores = [r["scores"][k] for k in METRICS["total"] if k in r["scores"]]
+            totals.setdefault(r["model"], {})[r["id"]] = sum(pooled_scores) / len(pooled_scores)
+    models = list(totals)
+    out, line = [], "power: one model only, nothing to pair"
+    for other in models[1:]:
+        ids = [i for i in totals[models[0]] if i in totals[other]]
+        result = paired_effect([totals[other][i] for i in ids], [totals[models[0]][i] for i in ids], binary=False)
+        out.append({"comparison": f"{other} − {models[0]}", "measure": "total score per sample",
+                    **{k: result[k] for k in ("n_pairs", "effect", "effect_lo", "effect_hi", "p_value")}})
+        line = power_line(result["sd_diff"], result["n_pairs"], "samples")
+    return pd.DataFrame(out), line

@@ -17,7 +17,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ..corpus import Document, load_corpus
-from ..judges import judge_correct, judge_faithfulness, judge_relevance
+from ..baselines import content_overlap
+from ..judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
 from ..models import complete
 from ..models.embeddings import get_embedder
 from ..prompts import render
@@ -27,6 +28,7 @@ from ..qa.multi_chunk import read_multi_chunk_file
 from ..retrieval.chunking import Chunk, Chunker
 from ..retrieval.vectorstores import open_corpus_index
 from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..reliability import card_notes, cards, judged_card
 from ..runs import fingerprint
 from .curves import answer_quality, headline, retrieval_curves
 
@@ -60,7 +62,7 @@ def single_chunk_questions(run: Run, model: str, chunks: list[Chunk], n: int, se
 
 def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
                        n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
-                       max_workers: int, run_name: str, max_answer_tokens: int) -> Result:
+                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0) -> Result:
     if answer_k > max_k:
         raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
     with Run(EXPERIMENT, run_name) as run:
@@ -76,19 +78,21 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
         multi = (multi.head(n_multi) if n_multi else multi).assign(set="multi")
         columns = ["qa_id", "set", "question", "answer", "relevant"]
         questions = pd.concat([single[columns], multi[columns]], ignore_index=True)
-        settings = (model, judge_model, store, emb.spec, chunker.name, max_k, answer_k, max_answer_tokens)
+        settings = (model, judge_model, store, emb.spec, chunker.name, max_k, answer_k, max_answer_tokens, JUDGE,
+                    self_consistency)
 
         def answer(q, row: dict) -> dict:
             hits = index.search(q.question, max_k)
             reply = complete(model, render("rag_answer", passages=format_passages(hits[:answer_k]),
                                            question=q.question), stage="answer", max_tokens=max_answer_tokens)
             return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
-                    "_passages": format_passages(hits[:answer_k]), **answer_columns(reply)}
+                    "passages": format_passages(hits[:answer_k]), **answer_columns(reply)}
 
         def judge(q, row: dict) -> dict:
-            verdicts = {**judge_correct(judge_model, q.question, row["response"], q.answer),
-                        **judge_relevance(judge_model, q.question, row["response"]),
-                        **judge_faithfulness(judge_model, q.question, row["response"], row["_passages"])}
+            k = self_consistency
+            verdicts = {**judge_correct(judge_model, q.question, row["response"], q.answer, k),
+                        **judge_relevance(judge_model, q.question, row["response"], k),
+                        **judge_faithfulness(judge_model, q.question, row["response"], row["passages"], k)}
             errors = [f"{k}: {v}" for k, v in verdicts.items() if k.endswith("_error") and v]
             return {**verdicts, "error": "; ".join(errors) or None}
 
@@ -108,5 +112,20 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
+        reliability = answer_cards(items, judge_model)
+        notes += card_notes(reliability)
         return run.result(headline(curves), items=items, notes=notes,
-                          tables={"retrieval_curves": curves, "answer_quality": answer_quality(items)})
+                          tables={"retrieval_curves": curves, "answer_quality": answer_quality(items),
+                                  "reliability": reliability})
+
+
+def answer_cards(items: pd.DataFrame, judge_model: str) -> pd.DataFrame:
+    """The reliability cards of the three judges, each beside its judge-free baseline."""
+    return cards([
+        correctness_card(items, judge_model, "answer equals reference (06)", reference="reference"),
+        judged_card(items, "relevant", "answer relevance (06)", judge_model, "rag_relevance", ("question", "response"),
+                    "question words in the response", lambda r: content_overlap(r["question"], r["response"])),
+        judged_card(items, "faithful", "faithfulness (06)", judge_model, "rag_faithfulness",
+                    ("question", "response", "passages"), "response words in the passages",
+                    lambda r: content_overlap(r["response"], r["passages"])),
+    ])

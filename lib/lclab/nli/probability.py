@@ -1,0 +1,32 @@
+"""The one-token configuration of the NLI evaluation (variant "probability"): no facts split, no explanation
+generated. Each hypothesis is read as one fact, and its tag as p(supported) from the first reply token
+("1" or "0", renormalized; lclab.logprob_scoring); refusal likewise, one text per call. The premise comes
+first in the prompt, so calls sharing a premise reuse it from llama.cpp's KV cache."""
+
+from __future__ import annotations
+
+from ..logprob_scoring import score
+from ..prompts import render
+from .pipeline import ENTAILED, Verdict
+
+
+def score_hypothesis(model: str, premise: str, hypothesis: str, document: str | None = None,
+                     cache_tag: str | None = None) -> Verdict:
+    """One fact: the hypothesis, tagged by the sampled token, with p(supported) from the first-token logprobs."""
+    source = render("nli_premise_source", document=document) + "\n" if document else ""
+    read = score(model, render("nli_probability", source=source, premise=premise, hypothesis=hypothesis),
+                 stage="nli", cache_tag=cache_tag)
+    if read.score is None:
+        return Verdict(facts=[], refusal=None)  # no estimate: counted as unscored, never as a 0
+    tag = ENTAILED if read.sampled == "1" else "not supported"
+    return Verdict(facts=[{"fact": hypothesis, "explanation": None, "tag": tag, "p_supported": read.score,
+                           "p_source": read.source}], refusal=None)
+
+
+def score_refusal(model: str, text: str, cache_tag: str | None = None) -> tuple:
+    """Is the text an answer refusal: (the sampled verdict, its probability, how it was read); Nones when
+    unreadable."""
+    read = score(model, render("refusal_probability", text=text), stage="refusal", cache_tag=cache_tag)
+    if read.score is None:
+        return None, None, None
+    return read.sampled == "1", read.score, read.source

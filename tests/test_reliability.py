@@ -1,0 +1,57 @@
+"""The reliability card on planted data: every number is the one computed by hand."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from lclab.baselines import content_overlap, content_words
+from lclab.reliability import card, label_key
+
+
+def test_a_card_on_planted_verdicts_labels_and_baseline():
+    verdicts = pd.Series([True, True, True, True, False, False, False, False, True, False, None])
+    probabilities = pd.Series([0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.6, 0.95, 0.1, None])
+    labels = pd.Series([1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1], dtype=float)
+    sources = pd.Series(["logprobs"] * 9 + ["sampled", None])
+    baseline = pd.Series([1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.5])
+    row = card("planted", "judge", verdicts, probabilities, sources, labels, "words", baseline)
+    assert (row["n_judged"], row["parse_failures"], row["sampled_fallback"], row["n_labelled"]) == (10, 1, 1, 10)
+    assert row["base_rate"] == pytest.approx(0.5) and row["agreement"] == pytest.approx(0.8)
+    assert row["kappa"] == pytest.approx(0.6)  # both say yes half the time: (0.8 - 0.5) / 0.5
+    # AUC: of 25 (positive, negative) pairs, the judge's probability orders all but one (0.6 vs 0.6: a tie).
+    assert row["auc"] == pytest.approx(24.5 / 25)
+    # Baseline votes (>= 0.5): [1,0,1,0,0,0,1,1,1,0] against labels [1,1,1,0,0,0,0,1,1,0]: 8 of 10 agree.
+    assert row["baseline_agreement"] == pytest.approx(0.8)
+    # Judge [1,1,1,1,0,0,0,0,1,0] against those votes: positions 0, 2, 4, 5, 8, 9 agree.
+    assert row["judge_vs_baseline"] == pytest.approx(6 / 10)
+    assert "too few" not in row["reading"] and "beats its baseline" in row["reading"]
+
+
+def test_without_labels_the_card_says_so_instead_of_printing_numbers():
+    row = card("unlabelled", "judge", pd.Series([True, False]), pd.Series([0.9, 0.1]), pd.Series(["logprobs"] * 2),
+               pd.Series([math.nan, math.nan]), "words", pd.Series([1.0, 0.0]))
+    assert row["n_labelled"] == 0 and math.isnan(row["kappa"]) and math.isnan(row["auc"])
+    assert row["reading"].startswith("no human labels for this run's items")
+
+
+def test_a_judge_that_does_not_beat_its_baseline_says_so():
+    labels = pd.Series([1, 1, 0, 0] * 3, dtype=float)
+    row = card("weak", "judge", pd.Series([True, False, True, False] * 3), pd.Series([0.6, 0.4, 0.6, 0.4] * 3),
+               pd.Series(["logprobs"] * 12), labels, "words", pd.Series([1.0, 1.0, 0.0, 0.0] * 3))
+    assert row["auc"] == pytest.approx(0.5) and row["baseline_auc"] == pytest.approx(1.0)
+    assert "does not beat its judge-free baseline (AUC 0.50 vs 1.00)" in row["reading"]
+
+
+def test_the_label_key_ignores_white_space_only():
+    assert label_key("Q?", "an  answer\n") == label_key("Q?", "an answer")
+    assert label_key("Q?", "an answer") != label_key("Q?", "another answer")
+
+
+def test_content_word_overlap_lemmatizes_and_skips_function_words():
+    assert content_words("The towers were finished in 1889.") == {"tower", "finish", "1889"}
+    assert content_overlap("The tower was finished in 1889.", "It was finished, the tower, in 1889!") == 1.0
+    assert content_overlap("The tower is red.", "The tower is blue.") == pytest.approx(0.5)
+    assert content_overlap("The and of.", "anything") is None  # no content words: no score, not 0
+    assert content_overlap("Opłaty skarbowej nie pobiera się.", "Opłata skarbowa nie jest pobierana.",
+                           "polish") == pytest.approx(1.0)
