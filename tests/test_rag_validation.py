@@ -9,7 +9,7 @@ from lclab.retrieval.chunking import Chunk, Chunker
 from lclab.corpus import load_corpus
 from lclab.qa.multi_chunk import read_multi_chunk_file
 from lclab.corpus import passage_sha1
-from lclab.rag_validation import answer_quality, headline, retrieval_curves
+from lclab.rag_validation import answer_quality, retrieval_curves, seed_numbers
 from lclab.stats import bootstrap_mean_ci
 
 ITEMS = pd.DataFrame([
@@ -33,7 +33,7 @@ def test_curves_average_per_set_and_k():
 
 
 def test_headline_has_the_seed_numbers():
-    h = headline(retrieval_curves(ITEMS, 3)).set_index(["set", "metric"])["value"]
+    h = seed_numbers(retrieval_curves(ITEMS, 3)).set_index(["set", "metric"])["value"]
     assert h[("single", "recall@1")] == 0.5 and h[("single", "precision@1")] == 0.5
     assert h[("multi", "recall@3")] == pytest.approx(2 / 3) and h[("multi", "F1@3")] == pytest.approx(2 / 3)
 

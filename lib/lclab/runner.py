@@ -32,20 +32,24 @@ Shared columns: one name, one meaning, in every experiment's item rows.
     answer_cached      whether the answer came from the model cache
     answer_latency_s   seconds the answering call took when it was made (kept in the cache,
                        so a warm rerun shows the same cost)
+    prompt_sha256      hash of the exact prompt the answering call sent; `lclab.manifest.rebuild_prompt`
+                       rebuilds that prompt from the run's manifest and the row
 """
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Generic, Sequence, TypeVar
 
 import pandas as pd
 
-from . import paths
+from . import manifest, paths
+from .index import refresh_index
 from .models import ACCOUNTING
-from .parallel import map_items
 from .models.cache import check_writable
+from .parallel import map_items
 from .paths import llm_cache_dir
 from .runs import ItemLog, RunLock, run_dir
 
@@ -72,7 +76,8 @@ def answer_columns(reply) -> dict:
     latency = reply.call_latency_s if reply.call_latency_s is not None else reply.latency_s
     return {"response": reply.text, "prompt_tokens": reply.prompt_tokens,
             "completion_tokens": reply.completion_tokens, "answer_cached": reply.cached,
-            "answer_latency_s": round(latency, 3) if latency is not None else None}
+            "answer_latency_s": round(latency, 3) if latency is not None else None,
+            "prompt_sha256": reply.prompt_sha256}
 
 
 @dataclass
@@ -121,17 +126,21 @@ class Result:
 class Run:
     """One run of an experiment: its folder, its item logs, its scope of the ledger."""
 
-    def __init__(self, experiment: str, run_name: str):
+    def __init__(self, experiment: str, run_name: str, parameters: dict | None = None):
+        """`parameters`: the experiment's arguments as given (pass `locals()` first thing), for the manifest."""
         self.experiment = experiment
         self.run_name = run_name
+        self.parameters = dict(parameters or {})
         self.dir = run_dir(experiment, run_name)
         self.resumed = 0  # trials found finished in the item logs
         self.ran = 0  # trials run now
+        self._finished = False
 
     def __enter__(self) -> "Run":
         # Refused before any work: a cache that cannot be written, or another process in this run folder.
         check_writable(llm_cache_dir())
         self._lock = RunLock(self.dir).acquire()
+        self.started = datetime.datetime.now()
         self._scope = ACCOUNTING.scope()
         self.ledger = self._scope.__enter__()
         return self
@@ -139,7 +148,11 @@ class Run:
     def __exit__(self, *exc) -> None:
         try:
             self._scope.__exit__(*exc)
-            self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called is on record
+            accounting = self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called
+            if not self._finished:
+                status = "interrupted" if exc[0] is KeyboardInterrupt else "failed" if exc[0] else "unfinished"
+                manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started,
+                               accounting, status, None, self.ran + self.resumed)
         finally:
             self._lock.release()
 
@@ -160,8 +173,9 @@ class Run:
 
     def result(self, summary: pd.DataFrame, items: pd.DataFrame | None = None,
                tables: dict[str, pd.DataFrame] | None = None, notes: list[str] | None = None,
-               data: dict | None = None) -> Result:
-        """Write the summary, every table and the accounting to the run folder; return them as a Result."""
+               data: dict | None = None, headline: dict | None = None) -> Result:
+        """Write the summary, every table, the accounting and the manifest to the run folder, refresh the
+        index of runs, and return them as a Result. `headline`: {"metric", "value", "lo", "hi"} for the index."""
         tables = tables or {}
         summary.to_csv(self.dir / "summary.csv", index=False)
         for name, table in tables.items():
@@ -169,6 +183,10 @@ class Run:
             table.to_csv(self.dir / f"{name}.csv", index=not isinstance(table.index, pd.RangeIndex))
         accounting = self.ledger.save(self.dir)
         items = items if items is not None else pd.DataFrame()
+        manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
+                       "finished", headline, len(items))
+        self._finished = True
+        refresh_index()
         notes = list(notes or []) + failure_notes(items)
         return Result(self.experiment, self.run_name, self.dir, summary, items, tables, notes, accounting,
                       data or {})
@@ -207,6 +225,12 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
         outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=stop_on)
         alive = [o.item for o in outcomes if o.value]
     return log.latest(key(t) for t in trials), len(trials) - len(pending)
+
+
+def headline(metric: str, value, lo=None, hi=None) -> dict:
+    """The one number a run is listed under in the index of runs, with its interval."""
+    clean = lambda v: None if v is None or pd.isna(v) else float(v)  # noqa: E731
+    return {"metric": metric, "value": clean(value), "lo": clean(lo), "hi": clean(hi)}
 
 
 def failure_notes(items: pd.DataFrame) -> list[str]:

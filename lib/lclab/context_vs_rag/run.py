@@ -19,7 +19,7 @@ from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, complete, tokenizer_name
 from ..qa import load_validated
 from ..retrieval.chunking import Chunker
-from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..reliability import card_notes, cards
 from ..runs import fingerprint
 from ..stats import proportion_summary
@@ -34,7 +34,7 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
                        noise_levels: list[int], store: str, embedder: str, chunk_tokens: int, top_k: int, seed: int,
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0) -> Result:
     """Run (or resume) both methods on every document set: one row per (pair, noise level, method)."""
-    with Run(EXPERIMENT, run_name) as run:
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
         count, count_text = budget_counters(model)
         sets = build_sets(qa, pool, context_tokens, noise_levels, seed, count, count_text)
@@ -80,9 +80,12 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         reliability = cards([correctness_card(items, judge_model, "answer correct (02)")])
         effects, line = method_effects(items)
         notes += card_notes(reliability) + [line]
+        top = effects.iloc[-1] if len(effects) else {}
         return run.result(summarize(items), items=items, notes=notes,
                           tables={"retrieval_misses": retrieval_misses(items), "reliability": reliability,
-                                  "effects": effects})
+                                  "effects": effects},
+                          headline=headline(f"long context − RAG at {top.get('noise_pct', '?')} % noise",
+                                            top.get("effect"), top.get("effect_lo"), top.get("effect_hi")))
 
 
 def summarize(items: pd.DataFrame) -> pd.DataFrame:

@@ -15,10 +15,10 @@ from ..context import answer_prompt, budget_fillers, place_at_depth
 from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, complete, tokenizer_name
 from ..qa import load_validated
-from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..runs import fingerprint
 from ..reliability import card_notes, cards
-from ..stats import proportion_summary
+from ..stats import proportion_summary, wilson_interval
 from .effects import depth_effects, depth_power_line
 
 EXPERIMENT = "depth_sweep"
@@ -59,7 +59,7 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
                     depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int,
                     self_consistency: int = 0) -> Result:
     """Run (or resume) the sweep: one row per (QA pair, budget, depth), answered then judged."""
-    with Run(EXPERIMENT, run_name) as run:
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
         count, count_text = budget_counters(model)
         trials = build_trials(qa, pool, context_tokens, depths, seed, count, count_text)
@@ -94,8 +94,12 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
         reliability = cards([correctness_card(items, judge_model, "answer correct (01)")])
         effects = depth_effects(items)
         notes += card_notes(reliability) + [depth_power_line(items)]
+        judged = items["judge_correct"].dropna().astype(bool) if "judge_correct" in items else pd.Series(dtype=bool)
+        lo, hi = wilson_interval(int(judged.sum()), len(judged))
         return run.result(summarize(items), items=items, notes=notes,
-                          tables={"judge_vs_match": disagree, "reliability": reliability, "effects": effects})
+                          tables={"judge_vs_match": disagree, "reliability": reliability, "effects": effects},
+                          headline=headline("judge accuracy, all cells", judged.mean() if len(judged) else None,
+                                            lo, hi))
 
 
 def summarize(items: pd.DataFrame) -> pd.DataFrame:
@@ -113,3 +117,16 @@ def judge_vs_match(items: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     judged = items[items["judge_correct"].notna()]
     return judged.loc[judged["judge_correct"].astype(bool) != judged["string_match"].astype(bool), columns]
+
+
+def rebuild_prompt(parameters: dict, row: dict) -> list[dict]:
+    """The chat messages an item's answering call sent, rebuilt from the run's parameters (see lclab.manifest)."""
+    _, pool, qa = load_validated(parameters["corpus"], parameters["qa_path"], parameters["n_qa"])
+    count, count_text = budget_counters(parameters["model"])
+    trials = build_trials(qa, pool, parameters["context_tokens"], parameters["depths"], parameters["seed"], count,
+                          count_text)
+    wanted = (row["qa_id"], row["context_tokens"], row["depth"])
+    trial = next((t for t in trials if (t.qa_id, t.context_tokens, t.depth) == wanted), None)
+    if trial is None:
+        raise KeyError(f"no trial {wanted} in this run's parameters")
+    return [{"role": "user", "content": trial.prompt}]

@@ -28,10 +28,11 @@ from .accounting import ACCOUNTING, Accounting
 from .errors import (ContextLengthError, FatalError, LLMError, LogprobsUnavailableError, MissingAPIKeyError,
                      ParseError, RetryableError)
 from .gateway import (Completion, backend_for, budget_counters, complete, count_prompt_tokens, count_tokens,
-                      reset_backend_registry, tokenizer_name)
+                      prompt_sha256, reset_backend_registry, tokenizer_name)
 
 __all__ = [
     "ACCOUNTING", "Accounting", "Completion", "ContextLengthError", "FatalError", "LLMError",
     "LogprobsUnavailableError", "MissingAPIKeyError", "ParseError", "RetryableError", "backend_for",
-    "budget_counters", "complete", "count_prompt_tokens", "count_tokens", "reset_backend_registry", "tokenizer_name",
+    "budget_counters", "complete", "count_prompt_tokens", "count_tokens", "prompt_sha256", "reset_backend_registry",
+    "tokenizer_name",
 ]

@@ -12,6 +12,8 @@ explicit ParseError — never a silent default).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 import time
 from dataclasses import dataclass
@@ -47,6 +49,14 @@ class Completion:
     # Latency of the call that produced this reply, kept in the cache, so the cost
     # side of an experiment reads the same on a warm rerun (None in old entries).
     call_latency_s: float | None = None
+    prompt_sha256: str | None = None  # of the exact prompt sent (see prompt_sha256())
+
+
+def prompt_sha256(prompt: "str | Messages") -> str:
+    """A short hash of a prompt exactly as sent: the chat messages (system message included), or the raw text
+    of a text completion. Item rows record it, so a rebuilt prompt can be checked against the one asked."""
+    canonical = prompt if isinstance(prompt, str) else json.dumps(prompt, ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 # What a cached reply holds (plus call_latency_s, absent in entries older than it).
@@ -184,6 +194,7 @@ def complete(
         request["tag"] = cache_tag  # absent otherwise, so untagged keys never change
     if text_completion:
         request["mode"] = "text"  # likewise absent for chat requests
+    sent = prompt_sha256(prompt if text_completion else messages)
     cache = DiskCache(llm_cache_dir(), required=CACHED_FIELDS)
     started = time.perf_counter()
     hit = cache.get(request)
@@ -191,7 +202,7 @@ def complete(
         hit = {k: hit.get(k) for k in (*CACHED_FIELDS, "call_latency_s")}
         ACCOUNTING.add(stage, cache_hits=1, cached_prompt_tokens=hit["prompt_tokens"],
                        cached_completion_tokens=hit["completion_tokens"])
-        return Completion(**hit, latency_s=0.0, cached=True, model=model)
+        return Completion(**hit, latency_s=0.0, cached=True, model=model, prompt_sha256=sent)
 
     def one_call(msgs: Messages):
         def attempt():
@@ -246,4 +257,4 @@ def complete(
         "call_latency_s": round(latency, 3),
     }
     cache.put(request, value)  # only validated successes reach this line
-    return Completion(**value, latency_s=latency, cached=False, model=model)
+    return Completion(**value, latency_s=latency, cached=False, model=model, prompt_sha256=sent)

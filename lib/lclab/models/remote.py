@@ -57,6 +57,13 @@ class OpenAIBackend:
         base_url = ",".join(sorted(r.url for r in self.replicas))
         return {"backend": "openai-compatible", "base_url": base_url, "model": self.spec.model}
 
+    def served_models(self) -> list[str] | str:
+        """What the server says it serves (GET /models on the first replica): for a run's manifest."""
+        try:
+            return [m.id for m in self._client(self.replicas[0]).models.list(timeout=10).data]
+        except Exception as err:  # noqa: BLE001  (recorded, not fatal: the manifest says what it could not learn)
+            return f"not reported ({type(err).__name__})"
+
     def count_tokens(self, text: str) -> int:
         return len(self._encoding.encode(text, disallowed_special=()))
 

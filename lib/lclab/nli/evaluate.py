@@ -22,7 +22,7 @@ import pandas as pd
 from ..models import ACCOUNTING
 from ..paths import repo_path
 from ..prompts import template
-from ..runner import Result, Run
+from ..runner import Result, Run, headline
 from ..runs import fingerprint
 from ..reliability import card_notes
 from .items import ORDERS, EvalItem
@@ -103,7 +103,10 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     configs = check_configs(configs)
-    with Run(EXPERIMENT, run_name) as run:
+    parameters = {"configs": configs, "order": order, "pronouns": pronouns, "with_document": with_document,
+                  "language": language, "items": [it.item_id for it in items],
+                  "models": list(dict.fromkeys(c["model"] for c in configs))}
+    with Run(EXPERIMENT, run_name, parameters=parameters) as run:
         timings = run.log(("config", "fingerprint"), "timings.jsonl")
         fp_common = fingerprint([it.__dict__ for it in items], {p: template(p) for p in PROMPTS},
                                 order, pronouns, with_document, language)
@@ -149,7 +152,10 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
         n_labelled = labels.hypotheses.item_id.isin({it.item_id for it in items}).sum()
         notes = [f"{len(items)} items, {n_labelled} labelled hypotheses, {len(configs)} configurations",
                  run.resume_note("hypotheses.jsonl")] + card_notes(reliability)
+        first = auc.iloc[0] if len(auc) else {}
         return run.result(auc, items=hyp, notes=notes,
+                          headline=headline(f"ROC AUC {first.get('direction', '?')}, {first.get('prompt', '?')}",
+                                            first.get("auc"), first.get("auc_lo"), first.get("auc_hi")),
                           tables={"timing": pd.DataFrame(timing_rows), "refusal": refusal_table(item_df, labels.refusals),
                                   "hypotheses": hyp, "items": item_df,
                                   "seed_timing": seed_timing_table(pd.DataFrame(timing_rows)),

@@ -18,7 +18,7 @@ import json
 
 from ..corpus import load_corpus
 from ..retrieval.chunking import Chunker
-from ..runner import Result, Run, skipped_note
+from ..runner import Result, Run, headline, skipped_note
 from .combine import combinations_table, per_context_table
 from .contexts import contexts_table, generate_golden, load_reviewed, pick_contexts
 from .facts import STYLES, extract_facts, score_facts
@@ -29,7 +29,7 @@ EXPERIMENT = "pg_continuous"
 def run_continuous(model: str, corpus: str, essay: str, start: int, n_noisy: int, chunk_chars: int, seed: int,
                    reviewed_qa_path: str, require_logprobs: bool, max_workers: int, run_name: str,
                    max_facts: int = 0) -> Result:
-    with Run(EXPERIMENT, run_name) as run:
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded = load_corpus(corpus)
         chunks = Chunker(chunk_chars, "chars").split(loaded.documents)
         contexts = pick_contexts(chunks, essay, start, 4, n_noisy, seed)
@@ -48,8 +48,11 @@ def run_continuous(model: str, corpus: str, essay: str, start: int, n_noisy: int
         (run.dir / "golden_qa.json").write_text(json.dumps({**qa, "facts": facts}, indent=2, ensure_ascii=False))
         notes = describe(contexts, qa, extractions, facts, scores, combos, max_facts) + [run.resume_note(
             "fact_scores.jsonl")] + skipped_note(loaded.skipped)
+        top = combos[combos["n_golden"] == combos["n_golden"].max()]
         return run.result(
-            combos.groupby("n_golden")[[c for c in ("io_binary", "io_soft", "cot_binary", "cot_soft")
+            headline=headline("soft-OR coverage, all golden contexts (IO facts)",
+                              top["io_soft"].mean() if "io_soft" in top else None),
+            summary=combos.groupby("n_golden")[[c for c in ("io_binary", "io_soft", "cot_binary", "cot_soft")
                                         if c in combos]].mean().reset_index(),
             items=scores, notes=notes,
             tables={"contexts": contexts_table(contexts), "combinations": combos, "fact_scores": scores,

@@ -24,7 +24,7 @@ from ..models.embeddings import get_embedder
 from ..prompts import render, template
 from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import open_corpus_index
-from ..runner import Result, Run, Step, skipped_note
+from ..runner import Result, Run, Step, headline, skipped_note
 from ..runs import fingerprint
 from ..score_eval import (calibration_table, expected_calibration_error, paired_auc_difference,
                           separation_summary)
@@ -100,7 +100,7 @@ def run_discrete(models: list[str], corpus: str, questions_path: str, labels_pat
                  require_logprobs: bool, max_workers: int, run_name: str) -> Result:
     if not models:
         raise ValueError("models is empty: give at least one model spec")
-    with Run(EXPERIMENT, run_name) as run:
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded = load_corpus(corpus)
         questions = load_questions(questions_path, {d.id: d.text for d in loaded.documents})
         if n_questions:
@@ -125,7 +125,11 @@ def run_discrete(models: list[str], corpus: str, questions_path: str, labels_pat
         notes = [f"{len(chunks)} chunks in index {index.name!r} ({index.store_name}); {indexing.written} written "
                  "this run", run.resume_note("scores.jsonl")] + point_notes(points, to_label)
         notes += score_notes(scored) + skipped_note(loaded.skipped)
-        return run.result(separation(scored), items=scored, notes=notes,
+        table = separation(scored)
+        first = table.iloc[0] if len(table) else {}
+        return run.result(table, items=scored, notes=notes,
+                          headline=headline(f"ROC AUC, {first.get('model', '?')}, {first.get('scorer', '?')}",
+                                            first.get("auc"), first.get("auc_lo"), first.get("auc_hi")),
                           tables={"points": points, "calibration": calibration(scored),
                                   "models_paired": models_paired(scored)})
 

@@ -71,7 +71,7 @@ def generated_pairs(run: Run, model: str, chosen: list[Document], workers: int, 
 def make_qa_set(model: str, corpus: str, passage_chars: int, n_passages: int, min_passage_chars: int, seed: int,
                 max_workers: int, run_name: str) -> Result:
     """Notebook 00: pairs for `n_passages` sampled passages, written to qa_review.csv for a person to review."""
-    with Run(EXPERIMENT, run_name) as run:
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded = load_corpus(corpus)
         pool = passages(loaded, passage_chars)
         chosen = sample_passages(pool, n_passages, min_passage_chars, seed)

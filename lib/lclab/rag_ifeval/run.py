@@ -12,7 +12,7 @@ import re
 import pandas as pd
 
 from ..models import MissingAPIKeyError, complete
-from ..runner import Result, Run, Step, answer_columns, run_trials
+from ..runner import Result, Run, Step, answer_columns, headline, run_trials
 from ..runs import ItemLog, fingerprint
 from .data import DataError, Sample, load_badwords, load_documents, load_samples
 from .model_config import ModelConfig, model_config
@@ -81,7 +81,8 @@ def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Re
     if not models:
         raise ValueError("models is empty: give at least one model spec or model-config object")
     options = Options(**options).resolved()
-    with Run(EXPERIMENT, run_name) as run:
+    parameters = {"models": models, "n_samples": n_samples, **options.__dict__}
+    with Run(EXPERIMENT, run_name, parameters=parameters) as run:
         docs = load_documents(options.docs_path)
         samples = load_samples(options.eval_path, docs)[:n_samples or None]
         configs = [model_config(m, options.max_tokens) for m in models]
@@ -92,5 +93,23 @@ def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Re
         summaries = model_summaries(rows)
         paired, line = models_paired(rows)
         notes = [f"{len(samples)} samples x {len(configs)} models; per-sample logs in {run.dir}", line]
+        total = summaries[summaries["metric"] == "total"]
+        first = total.iloc[0] if len(total) else {}
         return run.result(summaries, items=sample_table(rows), notes=notes,
+                          headline=headline(f"total, {first.get('model', '?')}", first.get("score"), first.get("lo"),
+                                            first.get("hi")),
                           tables={"score_table": score_table(rows), "models_paired": paired}, data={"rows": rows})
+
+
+def rebuild_prompt(parameters: dict, row: dict) -> list[dict] | str:
+    """The prompt a sample's answering call sent (chat messages, or the text of a text completion), rebuilt
+    from the run's parameters and the document order the row records (see lclab.manifest)."""
+    fields = {f: parameters[f] for f in Options.__dataclass_fields__ if f in parameters}
+    options = Options(**fields).resolved()
+    docs = load_documents(options.docs_path)
+    sample = next(s for s in load_samples(options.eval_path, docs) if s.id == str(row["id"]))
+    prompt = build_prompt(load_template(options.prompt), sample, tuple(row["context"]), docs, options.refusal_message)
+    if options.text_completion:
+        return prompt
+    system = [{"role": "system", "content": options.system_message}] if options.system_message else []
+    return system + [{"role": "user", "content": prompt}]

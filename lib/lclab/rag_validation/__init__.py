@@ -7,6 +7,6 @@ and are the answers right, relevant and faithful?
     figure.py  recall@k and precision@k with bootstrap bands
 """
 
-from .curves import QUALITY, answer_quality, headline, retrieval_curves
+from .curves import QUALITY, answer_quality, retrieval_curves, seed_numbers
 from .figure import retrieval_curves_figure
 from .run import EXPERIMENT, format_passages, run_rag_validation, single_chunk_questions

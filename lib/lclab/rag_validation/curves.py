@@ -30,7 +30,7 @@ def retrieval_curves(items: pd.DataFrame, max_k: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def headline(curves: pd.DataFrame) -> pd.DataFrame:
+def seed_numbers(curves: pd.DataFrame) -> pd.DataFrame:
     """The seed's numbers: single-chunk recall@1..10 and precision@1; multi-chunk P, R, F1 at k = 3."""
     rows = []
     single = curves[curves["set"] == "single"]

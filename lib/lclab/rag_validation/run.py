@@ -27,10 +27,10 @@ from ..qa.generate import generated_pairs
 from ..qa.multi_chunk import read_multi_chunk_file
 from ..retrieval.chunking import Chunk, Chunker
 from ..retrieval.vectorstores import open_corpus_index
-from ..runner import Result, Run, Step, answer_columns, skipped_note
+from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..reliability import card_notes, cards, judged_card
 from ..runs import fingerprint
-from .curves import answer_quality, headline, retrieval_curves
+from .curves import answer_quality, retrieval_curves, seed_numbers
 
 EXPERIMENT = "rag_validation"
 KEY = ("qa_id", "fingerprint")
@@ -65,7 +65,7 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0) -> Result:
     if answer_k > max_k:
         raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
-    with Run(EXPERIMENT, run_name) as run:
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded = load_corpus(corpus)
         chunker = Chunker(chunk_tokens, "tokens")
         chunks = chunker.split(loaded.documents)
@@ -114,7 +114,11 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
         ] + skipped_note(loaded.skipped)
         reliability = answer_cards(items, judge_model)
         notes += card_notes(reliability)
-        return run.result(headline(curves), items=items, notes=notes,
+        single = curves[(curves["set"] == "single") & (curves["k"] == answer_k)] if len(curves) else curves
+        first = single.iloc[0] if len(single) else {}
+        return run.result(seed_numbers(curves), items=items, notes=notes,
+                          headline=headline(f"single-chunk recall@{answer_k}", first.get("recall"),
+                                            first.get("recall_lo"), first.get("recall_hi")),
                           tables={"retrieval_curves": curves, "answer_quality": answer_quality(items),
                                   "reliability": reliability})
 

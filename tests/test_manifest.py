@@ -1,0 +1,42 @@
+"""Every run writes what made it; the index lists runs; an item's prompt is rebuilt from the manifest and its hash
+checked against the one the row recorded (01 and 07, on the real 0.5B model at smoke size)."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from lclab.depth_sweep import run_depth_sweep
+from lclab.index import run_index
+from lclab.manifest import read, rebuild_prompt
+from lclab.models import prompt_sha256
+from lclab.rag_ifeval import run_models
+
+pytestmark = [pytest.mark.model]
+SMALL = "local/qwen2.5-coder-0.5b"
+
+
+def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly():
+    result = run_depth_sweep(model=SMALL, judge_model=SMALL, corpus="paul_graham", qa_path="data/pg_qa/qa.csv",
+                             n_qa=1, context_tokens=[600], depths=[0, 100], seed=0, max_workers=1, run_name="m",
+                             max_answer_tokens=8)
+    m = read(result.dir)
+    assert m["status"] == "finished" and m["parameters"]["context_tokens"] == [600]
+    assert m["models"]["model"]["identity"]["model_sha256"].startswith("1d9614638d18")
+    assert "llama.cpp tokenizer" in m["models"]["model"]["tokenizer"] and m["seeds"] == {"seed": 0}
+    assert m["packages"]["llama-cpp-python"] == "0.3.36" and m["machine"]["cores"] >= 1
+    assert "judge_correct" in m["prompts"] and m["accounting"]["calls"] >= 2 and m["wall_s"] > 0
+    assert m["headline"]["metric"] == "judge accuracy, all cells" and m["n_items"] == 2
+    for row in result.items.to_dict("records"):
+        assert prompt_sha256(rebuild_prompt(result.dir, row)) == row["prompt_sha256"]
+    index = run_index()
+    assert index.loc[index["experiment"] == "depth_sweep", "run"].tolist() == ["m"]
+
+
+def test_rag_ifeval_prompts_rebuild_exactly_with_a_shuffled_context(tmp_path):
+    result = run_models([SMALL], run_name="m", n_samples=2, shuffle_context=True, max_tokens=8)
+    rows = result.data["rows"]
+    assert all(prompt_sha256(rebuild_prompt(result.dir, r)) == r["prompt_sha256"] for r in rows)
+    edited = dict(rows[0], context=list(reversed(rows[0]["context"])))  # another order: another prompt
+    assert prompt_sha256(rebuild_prompt(result.dir, edited)) != rows[0]["prompt_sha256"]
+    assert json.loads((result.dir / "manifest.json").read_text())["parameters"]["shuffle_context"] is True
