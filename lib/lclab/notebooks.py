@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ import yaml
 from . import paths
 from .models.cache import check_writable
 from .models.errors import CacheError
-from .params import ParameterError, check_all
+from .params import ParameterError, check_all, literal
 from .paths import PARAMS, REPO
 
 NOTEBOOKS = REPO / "notebooks"
@@ -62,6 +63,10 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
         params["model"] = model
     if model and "models" in declared:  # notebooks that compare models run just this one
         params["models"] = [model]
+    if model and "run_name" in declared and ("model" in declared or "models" in declared):
+        # Another model's run gets a folder of its own, so the profile's run is not overwritten.
+        base = params.get("run_name", literal(declared["run_name"]["default"]))
+        params["run_name"] = f"{base}-{re.sub(r'[^A-Za-z0-9.]+', '-', model.split('/')[-1]).strip('-')}"
     check_all(notebook.stem, declared, params)
     return params
 

@@ -97,11 +97,20 @@ class Result:
     notes: list[str] = field(default_factory=list)
     accounting: pd.DataFrame = field(default_factory=pd.DataFrame)
     data: dict[str, Any] = field(default_factory=dict)  # what is not a table (a generated QA pair, contexts)
+    parameters: dict[str, Any] = field(default_factory=dict)  # as the run was given them (also in manifest.json)
 
     @property
     def figure_path(self) -> Path:
         """Where this run's figure goes: figures/<experiment>_<run_name>.png."""
         return paths.FIGURES / f"{self.experiment}_{self.run_name}.png"  # looked up per call: tests redirect it
+
+    @property
+    def figure_meta(self) -> dict:
+        """What a figure file records of the run that drew it (its metadata, not its title)."""
+        models = {k: v for k, v in self.parameters.items() if k.endswith(("model", "models")) and v}
+        shown = {k: ", ".join(m.get("model", "?") if isinstance(m, dict) else str(m) for m in v)
+                 if isinstance(v, list) else str(v) for k, v in models.items()}
+        return {"run": f"{self.experiment}/{self.run_name}", **shown}
 
     @property
     def failures(self) -> pd.DataFrame:
@@ -183,13 +192,15 @@ class Run:
             table.to_csv(self.dir / f"{name}.csv", index=not isinstance(table.index, pd.RangeIndex))
         accounting = self.ledger.save(self.dir)
         items = items if items is not None else pd.DataFrame()
+        # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
+        items.to_json(self.dir / "result_items.jsonl", orient="records", lines=True, force_ascii=False)
         manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
                        "finished", headline, len(items))
         self._finished = True
         refresh_index()
         notes = list(notes or []) + failure_notes(items)
         return Result(self.experiment, self.run_name, self.dir, summary, items, tables, notes, accounting,
-                      data or {})
+                      data or {}, self.parameters)
 
 
 def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], describe: Callable[[T], dict],

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..figures import plt, save_figure
+from ..figures import PAGE, plt, save_figure
 
 
 METHOD_LABELS = {"long_context": "long context", "rag": "RAG (top-k chunks)"}
 
 
-def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path):
+def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | None = None):
     """Accuracy, prompt tokens and answer time per method against the size of the document set.
 
     The x axis is the set's size as a long context (its mean prompt tokens at each
@@ -20,7 +20,7 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path):
     """
     size = (summary[summary["method"] == "long_context"].set_index("noise_pct")["prompt_tokens"])
     s = summary.assign(set_tokens=summary["noise_pct"].map(size)).sort_values("noise_pct")
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    fig, axes = plt.subplots(1, 3, figsize=(PAGE, 2.6))
     for i, (method, group) in enumerate(s.groupby("method", sort=True)):
         shift = (i - 0.5) * 0.01 * max(1.0, float(s["set_tokens"].max()))  # keep equal points apart
         yerr = [group["judge_acc"] - group["judge_lo"], group["judge_hi"] - group["judge_acc"]]
@@ -35,5 +35,4 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path):
     for ax in axes:
         ax.set_xlabel("document set as a long context (prompt tokens)")
         ax.legend(loc="best")
-    fig.suptitle(title)
-    return save_figure(fig, path)
+    return save_figure(fig, path, title, meta)

@@ -7,16 +7,16 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import plt, save_figure
+from ..figures import COLUMN, PAGE, plt, save_figure
 
 
-def depth_figure(summary: pd.DataFrame, title: str, path: Path, effects: pd.DataFrame | None = None,
-                 prefix: str = "judge"):
+def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | None = None,
+                 effects: pd.DataFrame | None = None, prefix: str = "judge"):
     """Left: accuracy per depth with Wilson 95 % CIs (a heatmap when there are several lengths).
     Right: the paired effects (each depth minus the first, edges minus middle) with bootstrap 95 % CIs."""
     lengths = sorted(summary["context_tokens"].unique())
     with_effects = effects is not None and len(effects) > 0
-    fig, axes = plt.subplots(1, 2 if with_effects else 1, figsize=(11 if with_effects else 6, 4.2),
+    fig, axes = plt.subplots(1, 2 if with_effects else 1, figsize=(PAGE if with_effects else COLUMN, 2.8),
                              squeeze=False)
     ax = axes[0][0]
     if len(lengths) == 1:
@@ -27,8 +27,7 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, effects: pd.Data
         _heatmap(ax, summary, prefix)
     if with_effects:
         _effects(axes[0][1], effects[effects["context_tokens"] == effects["context_tokens"].max()])
-    fig.suptitle(title)
-    return save_figure(fig, path)
+    return save_figure(fig, path, title, meta)
 
 
 def _cells(ax, summary: pd.DataFrame, prefix: str) -> None:

@@ -7,15 +7,17 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import plt, save_figure
+from ..figures import PAGE, plt, save_figure
 from ..score_eval import roc_points
 from .items import DIRECTION_NAMES, DIRECTIONS
 from .tables import SCORERS
 
 
-def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame, title: str, path: Path):
+def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame, title: str, path: Path,
+               meta: dict | None = None):
     """One ROC panel per NLI direction (a line per configuration), and time against concurrency."""
-    fig, axes = plt.subplots(1, len(DIRECTIONS) + 1, figsize=(17, 4.4))
+    fig, grid = plt.subplots(2, 2, figsize=(PAGE, 5.4))
+    axes = grid.ravel()
     configs = list(auc[["model", "prompt", "concurrency"]].drop_duplicates().itertuples(index=False))
     colours = dict(zip(configs, sns.color_palette(n_colors=len(configs))))
     styles = {name: style for name, style in zip(SCORERS.values(), ("-", "--"))}
@@ -53,5 +55,4 @@ def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame
     ax.set(xlabel="concurrent requests", ylabel="seconds (wall clock)", ylim=(0, None),
            title="Time vs concurrency")
     ax.legend(fontsize=7)
-    fig.suptitle(title)
-    return save_figure(fig, path)
+    return save_figure(fig, path, title, meta)

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..figures import plt, save_figure
+from ..figures import PAGE, plt, save_figure
 
 
 FACT_SERIES = {"io_binary": ("IO facts, binary OR", "o-"), "io_soft": ("IO facts, soft OR", "o--"),
                "cot_binary": ("COT facts, binary OR", "s-"), "cot_soft": ("COT facts, soft OR", "s--")}
 
 
-def coverage_figure(combinations: pd.DataFrame, title: str, path: Path):
+def coverage_figure(combinations: pd.DataFrame, title: str, path: Path, meta: dict | None = None):
     """Left: combination score against the number of golden contexts in it. Right: IO against COT facts."""
-    fig, (by_golden, io_cot) = plt.subplots(1, 2, figsize=(11, 4.4))
+    fig, (by_golden, io_cot) = plt.subplots(1, 2, figsize=(PAGE, 3.0))
     series = [c for c in FACT_SERIES if c in combinations]
     for i, column in enumerate(series):
         label, style = FACT_SERIES[column]
@@ -36,5 +36,4 @@ def coverage_figure(combinations: pd.DataFrame, title: str, path: Path):
     io_cot.set(xlabel="score with IO facts", ylabel="score with COT facts", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                title="IO vs chain-of-thought fact extraction")
     io_cot.legend(loc="upper left", fontsize=8)
-    fig.suptitle(title)
-    return save_figure(fig, path)
+    return save_figure(fig, path, title, meta)

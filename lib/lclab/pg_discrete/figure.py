@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import draw_reliability, plt, save_figure
+from ..figures import PAGE, draw_reliability, plt, save_figure
 from ..score_eval import roc_points
 from .points import SCORERS, usable
 
@@ -15,9 +15,9 @@ SCORER_STYLES = {"logprob-weighted p(1)": "-", "sampled 0/1 token": "--"}
 
 
 def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, calibration: pd.DataFrame,
-                            title: str, path: Path):
+                            title: str, path: Path, meta: dict | None = None):
     """ROC curves and calibration against manual labels: one colour per model, one line style per scorer."""
-    fig, (roc_ax, cal_ax) = plt.subplots(1, 2, figsize=(11, 4.6))
+    fig, (roc_ax, cal_ax) = plt.subplots(1, 2, figsize=(PAGE, 3.2))
     colours = dict(zip(separation["model"].unique(), sns.color_palette(n_colors=separation["model"].nunique())))
     points = usable(scored)
     for row in separation.itertuples():
@@ -37,5 +37,4 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
     cal_ax.set(ylabel="share labelled 'contains the golden response'",
                title="Calibration (5 bins; bars: Wilson 95 % CI)")
     cal_ax.legend(loc="upper left", fontsize=7)
-    fig.suptitle(title)
-    return save_figure(fig, path)
+    return save_figure(fig, path, title, meta)

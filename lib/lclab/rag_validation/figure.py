@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..figures import plt, save_figure
+from ..figures import PAGE, plt, save_figure
 
 
 SET_LABELS = {"single": "single-chunk questions (1 reference chunk)", "multi": "multi-chunk questions (3 reference chunks)"}
 
 
-def retrieval_curves_figure(curves: pd.DataFrame, title: str, path: Path):
+def retrieval_curves_figure(curves: pd.DataFrame, title: str, path: Path, meta: dict | None = None):
     """recall@k and precision@k against k, one line per question set, with bootstrap 95 % bands."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(PAGE, 2.8))
     for set_name, group in curves.groupby("set", sort=False):
         label = f"{SET_LABELS.get(set_name, set_name)}, n = {int(group['n'].max())}"
         for ax, metric in zip(axes, ("recall", "precision")):
@@ -25,5 +25,4 @@ def retrieval_curves_figure(curves: pd.DataFrame, title: str, path: Path):
                title=f"{metric}@k (bands: bootstrap 95 % CI)")
         ax.set_xticks(sorted(curves["k"].unique()))
     axes[0].legend(loc="lower right", fontsize=8)
-    fig.suptitle(title)
-    return save_figure(fig, path)
+    return save_figure(fig, path, title, meta)

@@ -1,0 +1,40 @@
+"""The comparison as a run of its own: results/compare/<run_name>/, one figure per experiment compared."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import paths
+from ..runner import Result, Run
+from .figure import family_figure
+from .pairs import FAMILIES, compare_family
+from .runs import check_comparable, select
+
+EXPERIMENT = "compare"
+
+
+def compare_runs(runs: list[str] | str, run_name: str, force: bool = False) -> Result:
+    """Compare the given runs (names, experiment names, or "all"), experiment by experiment."""
+    groups = select(runs)
+    with Run(EXPERIMENT, run_name, parameters={"runs": runs, "force": force}) as run:
+        summaries, pairs, notes, figures = [], [], [], {}
+        for family, folders in groups.items():
+            if family not in FAMILIES:
+                notes.append(f"{family}: no per-item comparison defined for it; left out")
+                continue
+            differing = check_comparable(folders, force) if len(folders) > 1 else []
+            summary, paired, series = compare_family(folders, family)
+            if len(series) < 2:
+                notes.append(f"{family}: one series only ({', '.join(series)}): nothing to compare")
+                continue
+            if differing:
+                notes.append(f"{family}: compared although they differ (force=True): " + "; ".join(differing))
+            notes.append(f"{family}: {len(series)} series from {len(folders)} runs ({', '.join(f.name for f in folders)})")
+            summaries.append(summary.assign(experiment=family))
+            pairs.append(paired.assign(experiment=family))
+            path = paths.FIGURES / f"compare_{family}_{run_name}.png"
+            figures[family] = family_figure(family, summary, paired, series, f"{family}: {', '.join(series)}",
+                                            path, {"run": f"{EXPERIMENT}/{run_name}", "compared": ", ".join(series)})
+        summary = pd.concat(summaries, ignore_index=True) if summaries else pd.DataFrame()
+        paired = pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame()
+        return run.result(summary, items=paired, notes=notes, tables={"paired": paired}, data={"figures": figures})
