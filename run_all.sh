@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every notebook with papermill: executed copies go to results/notebooks/<profile>/,
-# per-item results to results/<experiment>/<run>/, figures to figures/.
+# per-item results to results/<experiment>/<run>/, figures to figures/, and a static
+# report of it all to results/report/index.html.
 # The first run sets everything up (see scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -44,4 +45,8 @@ scripts/setup.sh
 models=$(.venv/bin/python -m lclab.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})
 scripts/setup.sh $models
 
-exec .venv/bin/python -m lclab.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"}
+status=0
+.venv/bin/python -m lclab.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"} || status=$?
+# A static report of what ran: results/report/index.html (every executed notebook as HTML, the index of runs).
+.venv/bin/python -m lclab.report --profile "$profile" || true
+exit $status
