@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..context import answer_prompt, budget_fillers, place_at_depth
+from ..haystacks import mean_similarity, shared_fillers, similar_fillers
+from ..models.embeddings import DEFAULT_EMBEDDER
 from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, complete, tokenizer_name
 from ..qa import load_validated
@@ -20,6 +22,8 @@ from ..runs import fingerprint
 from ..reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
 from .effects import depth_effects, depth_power_line
+from .length import accuracy_by_length, effective_length_ci, length_note
+from .needles import needle_notes, run_needles
 
 EXPERIMENT = "depth_sweep"
 KEY = ("qa_id", "context_tokens", "depth", "fingerprint")
@@ -36,33 +40,59 @@ class Trial:
     n_documents: int
     position: int
     prompt: str
+    distractors: str = "random"  # how the distractors were chosen: random, or most similar to the question
+    similarity: float | None = None  # mean cosine similarity of the distractors to the question (similar mode)
+
+
+HAYSTACKS = ("per_pair", "shared")
+DISTRACTORS = ("random", "similar")
 
 
 def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list[int], seed: int,
-                 count, count_text=None) -> list[Trial]:
+                 count, count_text=None, haystack: str = "per_pair", distractors: str = "random",
+                 embedder: str = DEFAULT_EMBEDDER) -> list[Trial]:
     """Every (QA pair, budget, depth) prompt, in an order that lets llama.cpp reuse prompt prefixes.
 
     Within a (pair, budget) group the deepest placement comes first: the next,
     shallower one shares every document before its answer position with it, and
-    llama.cpp skips re-reading a shared prefix.
+    llama.cpp skips re-reading a shared prefix. With one shared haystack per
+    budget, trials are ordered by (budget, depth) instead, deepest first, so the
+    prompts of consecutive pairs share everything before their needle.
     """
+    if haystack not in HAYSTACKS or distractors not in DISTRACTORS:
+        raise ValueError(f"haystack must be one of {HAYSTACKS} and distractors one of {DISTRACTORS}")
+    if haystack == "shared" and distractors == "similar":
+        raise ValueError("similar distractors are chosen per question: use haystack='per_pair' with them")
+    if haystack == "shared":
+        fillers = shared_fillers(qa, pool, context_tokens, seed, count, count_text)
+    elif distractors == "similar":
+        fillers = similar_fillers(qa, pool, context_tokens, seed, count, count_text, embedder)
+    else:
+        fillers = budget_fillers(qa, pool, context_tokens, seed, count, count_text)
     trials = []
-    for row, answer, budget, distractors in budget_fillers(qa, pool, context_tokens, seed, count, count_text):
+    for row, answer, budget, chosen in fillers:
+        similarity = mean_similarity(row.question, chosen, embedder) if distractors == "similar" else None
         for depth in sorted(depths, reverse=True):
-            docs = place_at_depth(answer, distractors, depth)
-            trials.append(Trial(row.qa_id, row.doc_id, row.question, row.answer, budget, depth,
-                                len(docs), docs.index(answer), answer_prompt(docs, row.question)))
+            docs = place_at_depth(answer, chosen, depth)
+            trials.append(Trial(row.qa_id, row.doc_id, row.question, row.answer, budget, depth, len(docs),
+                                docs.index(answer), answer_prompt(docs, row.question), distractors, similarity))
+    if haystack == "shared":
+        order = {qa_id: i for i, qa_id in enumerate(qa["qa_id"])}
+        trials.sort(key=lambda t: (t.context_tokens, -t.depth, order[t.qa_id]))
     return trials
 
 
 def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: list[int],
                     depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int,
-                    self_consistency: int = 0) -> Result:
-    """Run (or resume) the sweep: one row per (QA pair, budget, depth), answered then judged."""
+                    self_consistency: int = 0, haystack: str = "per_pair", distractors: tuple = ("random",),
+                    needles: tuple = (1,), embedder: str = DEFAULT_EMBEDDER) -> Result:
+    """Run (or resume) the sweep: one row per (QA pair, budget, depth, distractor mode), answered then judged;
+    with needles above 1, the multi-needle trials too (needles.py)."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
         count, count_text = budget_counters(model)
-        trials = build_trials(qa, pool, context_tokens, depths, seed, count, count_text)
+        trials = [t for mode in distractors for t in build_trials(qa, pool, context_tokens, depths, seed, count,
+                                                                    count_text, haystack, mode, embedder)]
 
         def answer(t: Trial, row: dict) -> dict:
             return answer_columns(complete(model, t.prompt, stage="answer", max_tokens=max_answer_tokens))
@@ -77,9 +107,11 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
         items = run.trials(
             trials, log=run.log(KEY),
             key=lambda t: (t.qa_id, t.context_tokens, t.depth,
-                           fingerprint(model, judge_model, max_answer_tokens, t.prompt, JUDGE, self_consistency)),
+                           fingerprint(model, judge_model, max_answer_tokens, t.prompt, JUDGE, self_consistency,
+                                       *([t.distractors] if t.distractors != "random" else []))),
             describe=lambda t: {"doc_id": t.doc_id, "n_documents": t.n_documents, "position": t.position,
-                                "question": t.question, "gold": t.gold, "model": model, "judge_model": judge_model},
+                                "question": t.question, "gold": t.gold, "model": model, "judge_model": judge_model,
+                                "distractors": t.distractors, "distractor_similarity": t.similarity},
             steps=[Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(model)}"]
@@ -92,19 +124,38 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
         notes.append(f"judge and string match agree on {judged - len(disagree)} of {judged} judged items "
                      "(result.tables['judge_vs_match'] lists the others)")
         reliability = cards([correctness_card(items, judge_model, "answer correct (01)")])
-        effects = depth_effects(items)
-        notes += card_notes(reliability) + [depth_power_line(items)]
+        base = items[items["distractors"] == distractors[0]] if "distractors" in items else items
+        effects = depth_effects(base)
+        lengths = effective_length_ci(base)
+        notes += card_notes(reliability) + [depth_power_line(base), length_note(lengths, list(context_tokens))]
+        _, needle_table = run_needles(run, model, qa, pool, [k for k in needles if k > 1], context_tokens, seed,
+                                         count, count_text, max_answer_tokens, max_workers)
+        notes += needle_notes(needle_table)
         judged = items["judge_correct"].dropna().astype(bool) if "judge_correct" in items else pd.Series(dtype=bool)
         lo, hi = wilson_interval(int(judged.sum()), len(judged))
         return run.result(summarize(items), items=items, notes=notes,
-                          tables={"judge_vs_match": disagree, "reliability": reliability, "effects": effects},
+                          tables={"judge_vs_match": disagree, "reliability": reliability, "effects": effects,
+                                  "by_length": accuracy_by_length(base),
+                                  "effective_length": pd.DataFrame([lengths]).assign(distractors=distractors[0]),
+                                  "by_distractors": by_distractors(items), "needles": needle_table},
                           headline=headline("judge accuracy, all cells", judged.mean() if len(judged) else None,
                                             lo, hi))
 
 
+def by_distractors(items: pd.DataFrame) -> pd.DataFrame:
+    """Judge accuracy per distractor mode (random, most similar to the question) with Wilson 95 % CIs, and the
+    mean similarity of the distractors where it was measured."""
+    if "distractors" not in items or items["distractors"].nunique() < 2:
+        return pd.DataFrame()
+    table = proportion_summary(items, ["distractors"], "judge_correct", "judge")
+    similarity = items.groupby("distractors")["distractor_similarity"].mean()
+    return table.assign(mean_similarity=table["distractors"].map(similarity))
+
+
 def summarize(items: pd.DataFrame) -> pd.DataFrame:
     """Per (context_tokens, depth): judge and string-match accuracy with 95 % CIs, and failures."""
-    by = ["context_tokens", "depth"]
+    by = (["distractors"] if "distractors" in items and items["distractors"].nunique() > 1 else []) + [
+        "context_tokens", "depth"]
     judge = proportion_summary(items, by, "judge_correct", "judge")
     match = proportion_summary(items, by, "string_match", "match")
     return judge.merge(match.drop(columns="match_missing"), on=by)
@@ -124,7 +175,8 @@ def rebuild_prompt(parameters: dict, row: dict) -> list[dict]:
     _, pool, qa = load_validated(parameters["corpus"], parameters["qa_path"], parameters["n_qa"])
     count, count_text = budget_counters(parameters["model"])
     trials = build_trials(qa, pool, parameters["context_tokens"], parameters["depths"], parameters["seed"], count,
-                          count_text)
+                          count_text, parameters.get("haystack", "per_pair"), row.get("distractors", "random"),
+                          parameters.get("embedder", DEFAULT_EMBEDDER))
     wanted = (row["qa_id"], row["context_tokens"], row["depth"])
     trial = next((t for t in trials if (t.qa_id, t.context_tokens, t.depth) == wanted), None)
     if trial is None:

@@ -1,0 +1,67 @@
+"""Several needles at once: k answer passages at spread depths in one context, their k questions asked together;
+a trial scores the fraction of gold answers found in the reply (judge-free: the normalized gold answer in the
+response, as the sweep's string match)."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+
+from ..context import candidate_distractors
+from ..haystacks import multi_needle, spread_depths
+from ..models import complete
+from ..runner import Run, Step, answer_columns
+from ..runs import fingerprint
+from ..stats import bootstrap_mean_ci
+from ..text import contains_answer
+
+KEY = ("group", "needles", "context_tokens", "fingerprint")
+
+
+def needle_trials(qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], seed: int, count, count_text) -> list:
+    """One trial per (group of k consecutive QA pairs, budget): (group id, k, budget, golds, prompt)."""
+    by_id = {d.id: d for d in pool}
+    trials = []
+    for k in ks:
+        for start in range(0, len(qa) - k + 1, k):
+            group = qa.iloc[start:start + k]
+            needles = [by_id[d] for d in group["doc_id"]]
+            sources = {n.source for n in needles}
+            candidates = [d for d in candidate_distractors(needles[0], pool, group["answer"].iloc[0],
+                                                           random.Random(f"{seed}:{'+'.join(group['qa_id'])}"))
+                          if d.source not in sources and not any(contains_answer(d.text, g) for g in group["answer"])]
+            for budget in budgets:
+                prompt = multi_needle(needles, list(group["question"]), candidates, budget, count, count_text)
+                trials.append(("+".join(group["qa_id"]), k, budget, list(group["answer"]), prompt))
+    return trials
+
+
+def run_needles(run: Run, model: str, qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], seed: int, count,
+                count_text, max_answer_tokens: int, workers: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Answer every multi-needle trial (resumable, needles.jsonl); (rows, fraction found per k and budget)."""
+    if not ks:
+        return pd.DataFrame(), pd.DataFrame()
+    trials = needle_trials(qa, pool, ks, budgets, seed, count, count_text)
+
+    def answer(trial, row: dict) -> dict:
+        reply = complete(model, trial[4], stage="answer", max_tokens=max_answer_tokens * trial[1])
+        found = [contains_answer(reply.text, gold) for gold in trial[3]]
+        return {**answer_columns(reply), "found": found, "fraction_found": sum(found) / len(found)}
+
+    rows = run.trials(
+        trials, log=run.log(KEY, "needles.jsonl"),
+        key=lambda t: (t[0], t[1], t[2], fingerprint(model, max_answer_tokens, t[4])),
+        describe=lambda t: {"golds": t[3], "depths": spread_depths(t[1]), "model": model},
+        steps=[Step("multi-needle answer", answer, workers)])
+    table = []
+    for (k, budget), part in rows.groupby(["needles", "context_tokens"]) if "fraction_found" in rows else []:
+        lo, hi = bootstrap_mean_ci(part["fraction_found"].dropna().tolist())
+        table.append({"needles": k, "context_tokens": budget, "groups": int(part["fraction_found"].notna().sum()),
+                      "fraction_found": part["fraction_found"].mean(), "lo": lo, "hi": hi})
+    return rows, pd.DataFrame(table)
+
+
+def needle_notes(table: pd.DataFrame) -> list[str]:
+    return [f"{r.needles} needles in {r.context_tokens} tokens: {r.fraction_found:.2f} of the gold answers found "
+            f"[bootstrap 95 % CI {r.lo:.2f}, {r.hi:.2f}], {r.groups} groups" for r in table.itertuples()]

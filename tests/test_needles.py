@@ -1,0 +1,52 @@
+"""The harder needles, each at smoke size on the real 0.5B model: one shared haystack, distractors similar to the
+question, several needles at once, and low-overlap question generation."""
+
+import pytest
+
+from lclab.corpus import load_corpus, passages
+from lclab.depth_sweep import build_trials, run_depth_sweep
+from lclab.haystacks import spread_depths
+from lclab.models import budget_counters
+from lclab.qa import load_validated, make_qa_set
+
+pytestmark = [pytest.mark.model]
+SMALL = "local/qwen2.5-coder-0.5b"
+SWEEP = dict(model=SMALL, judge_model=SMALL, corpus="paul_graham", qa_path="data/pg_qa/qa.csv", seed=0,
+             max_workers=1, max_answer_tokens=12)
+
+
+def test_a_shared_haystack_is_one_set_of_distractors_for_every_pair_ordered_for_prefix_reuse():
+    _, pool, qa = load_validated("paul_graham", "data/pg_qa/qa.csv", 3)
+    count, text = budget_counters(SMALL)
+    trials = build_trials(qa, pool, [700], [0, 100], 0, count, text, haystack="shared")
+    deepest = [t for t in trials if t.depth == 100]
+    assert [t.depth for t in trials] == [100, 100, 100, 0, 0, 0]  # one depth after the other, deepest first
+    # Every pair's prompt holds the same haystack before its needle: at depth 100 all but the needle and question.
+    prefixes = {t.prompt.split(f"Document [{t.position}]")[0] for t in deepest}
+    assert len(prefixes) == 1 and all(count(t.prompt) <= 700 for t in trials)
+
+
+def test_similar_distractors_are_closer_to_the_question_than_random_ones():
+    result = run_depth_sweep(**SWEEP, n_qa=2, context_tokens=[600], depths=[50], run_name="similar",
+                             distractors=["random", "similar"])
+    table = result.tables["by_distractors"].set_index("distractors")
+    assert set(table.index) == {"random", "similar"} and table.loc["similar", "judge_n"] == 2
+    _, pool, qa = load_validated("paul_graham", "data/pg_qa/qa.csv", 2)
+    count, text = budget_counters(SMALL)
+    similar = build_trials(qa, pool, [600], [50], 0, count, text, distractors="similar")
+    assert all(t.similarity > 0.15 for t in similar)  # MiniLM cosine of the question and its nearest passages
+
+
+def test_several_needles_at_spread_depths_score_the_fraction_found():
+    result = run_depth_sweep(**SWEEP, n_qa=2, context_tokens=[700], depths=[0], run_name="needles", needles=[1, 2])
+    table = result.tables["needles"]
+    assert table["needles"].tolist() == [2] and table["groups"].tolist() == [1]
+    assert 0 <= table["fraction_found"].iloc[0] <= 1 and spread_depths(2) == pytest.approx([100 / 3, 200 / 3])
+
+
+def test_low_overlap_questions_record_their_overlap_with_the_passage():
+    result = make_qa_set(model=SMALL, corpus="paul_graham", passage_chars=1200, n_passages=1, min_passage_chars=400,
+                         seed=0, max_workers=1, run_name="low", low_overlap=True)
+    review = result.data["review"]
+    assert len(review) == 1 and 0 <= review["question_overlap"].iloc[0] <= 1
+    assert "mean_question_overlap" in result.summary
