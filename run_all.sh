@@ -11,6 +11,8 @@ usage() {
 usage: ./run_all.sh [--profile NAME] [--model SPEC] [NOTEBOOK ...]
 
   --profile NAME   parameter set params/NAME.yaml or a .yaml path (default: default; smoke: ~1 min per notebook)
+  --plan           print calls, tokens, expected cache hits and estimated time or cost per notebook
+                   and stage, without calling or loading a model, and stop
   --model SPEC     answering model for every notebook, e.g. local/qwen2.5-coder-0.5b,
                    local/path/to/file.gguf, openai/gpt-4o-mini, ollama/llama3.1
                    (keys come from the environment, e.g. OPENAI_API_KEY)
@@ -21,6 +23,7 @@ USAGE
 
 profile=default
 model=""
+plan=0
 notebooks=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
     --profile=*) profile=${1#*=}; shift ;;
     --model) [ $# -ge 2 ] || { usage >&2; exit 2; }; model=$2; shift 2 ;;
     --model=*) model=${1#*=}; shift ;;
+    --plan) plan=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "run_all.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) notebooks+=("$1"); shift ;;
@@ -40,6 +44,9 @@ fi
 args=(--profile "$profile")
 [ -n "$model" ] && args+=(--model "$model")
 scripts/setup.sh
+if [ "$plan" = 1 ]; then
+  exec .venv/bin/python -m lclab.notebooks "${args[@]}" --plan ${notebooks[@]+"${notebooks[@]}"}
+fi
 # Assemble only the embedded models this run will load (notebook defaults + profile + --model);
 # this also checks every notebook's parameters before anything runs.
 models=$(.venv/bin/python -m lclab.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})

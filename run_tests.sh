@@ -3,5 +3,5 @@
 # Extra arguments go to pytest, e.g. ./run_tests.sh -k cache -x
 set -euo pipefail
 cd "$(dirname "$0")"
-scripts/setup.sh qwen2.5-coder-0.5b
+scripts/setup.sh --llama-server qwen2.5-coder-0.5b
 exec .venv/bin/python -m pytest "$@"

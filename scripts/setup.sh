@@ -31,6 +31,28 @@ if ! ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
     --disable-pip-version-check --no-deps --no-cache-dir -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
 fi
 
+# llama.cpp's own HTTP server (tools/server of the same llama.cpp), for the tests that count tokens and spread
+# requests over replicas against a real llama.cpp server: built once into a static binary beside the wheel.
+if [ "${1:-}" = "--llama-server" ]; then
+  shift
+  SERVER="$WHEELS/../bin/llama-server-$LLAMA_VERSION"
+  if [ ! -x "$SERVER" ]; then
+    echo "setup: compiling llama.cpp's llama-server once; ~7 min on 2 cores"
+    src=$(mktemp -d)
+    "$VENV/bin/python" -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
+      "llama-cpp-python==$LLAMA_VERSION" -d "$src"
+    tar xzf "$src"/llama_cpp_python-*.tar.gz -C "$src"
+    # shellcheck disable=SC2086  # the flags are words
+    cmake -S "$src"/llama_cpp_python-*/vendor/llama.cpp -B "$src/build" $CMAKE_FLAGS -DCMAKE_BUILD_TYPE=Release \
+      -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF \
+      -DLLAMA_BUILD_SERVER=ON > "$src/cmake.log"
+    cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$src/build.log"
+    mkdir -p "$(dirname "$SERVER")"
+    cp "$src/build/bin/llama-server" "$SERVER"
+    rm -rf "$src"
+  fi
+fi
+
 extras="test"
 for name in "$@"; do
   case "$name" in

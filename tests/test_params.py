@@ -8,6 +8,7 @@ import pytest
 
 from lclab.notebooks import NOTEBOOKS, declared_parameters, parameters_for
 from lclab.params import ParameterError, check_model_spec, check_rules
+from lclab.paths import REPO as REPO_ROOT
 
 SWEEP = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
 
@@ -65,3 +66,28 @@ def test_run_all_refuses_a_bad_profile_in_one_line_before_any_model_is_assembled
     assert result.stderr.strip().splitlines() == [
         "run_all.sh: 01_lost_in_the_middle: parameter depths = [0, 150]: 150 is not allowed; "
         "each element must be within 0 to 100"]
+
+
+@pytest.mark.model
+def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
+    from lclab.models import ACCOUNTING
+    from lclab.models.llama import LocalBackend
+    from lclab.notebooks import load_profile
+    from lclab.plan import plan_notebook, plan_table
+
+    loaded_before = dict(LocalBackend._instances)
+    rows = []
+    for stem in ("01_lost_in_the_middle", "07_rag_ifeval", "05_nli_answer_eval"):
+        nb = NOTEBOOKS / f"{stem}.ipynb"
+        rows += plan_notebook(stem, parameters_for(nb, load_profile("smoke")), declared_parameters(nb))
+    table = plan_table(rows).set_index(["notebook", "stage"])
+    assert ACCOUNTING.total_calls() == 0 and LocalBackend._instances == loaded_before  # nothing called or loaded
+    assert table.loc[("01_lost_in_the_middle", "answer"), "calls"] == 2 * 3  # pairs x depths
+    assert table.loc[("01_lost_in_the_middle", "answer"), "prompt_tokens"] <= 6 * 800  # within the budgets
+    assert table.loc[("07_rag_ifeval", "rag_ifeval answer"), "calls"] == 2
+    assert (table["seconds"].dropna() > 0).all() and table.loc[("total", ""), "calls"] == table["calls"][:-1].sum()
+
+
+def test_run_all_has_a_plan_option():
+    result = subprocess.run([str(REPO_ROOT / "run_all.sh"), "--help"], capture_output=True, text=True, timeout=30)
+    assert "--plan" in result.stdout

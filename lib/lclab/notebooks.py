@@ -4,7 +4,7 @@
 
 A profile is `params/<name>.yaml`: a mapping from notebook name (file stem) to
 its parameters, plus an optional `all` entry applied to every notebook that
-declares those parameters.  Unlike plain papermill, a parameter a notebook does
+declares those parameters, and an optional `env` entry of environment variables.  Unlike plain papermill, a parameter a notebook does
 not declare is an error, not a warning: a typo must not silently run defaults;
 and every value is checked against its declaration (`lclab.params`) before any
 model is assembled or loaded.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import sys
 import time
@@ -108,6 +109,20 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     return time.perf_counter() - started
 
 
+def print_plan(plans: list[tuple[Path, dict]], profile: str) -> None:
+    """The plan of every notebook (lclab.plan), as a table and a line of totals."""
+    import pandas as pd
+
+    from .plan import plan_notebook, plan_table
+
+    rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, declared_parameters(nb))]
+    table = plan_table(rows)
+    with pd.option_context("display.max_rows", 200, "display.width", 160, "display.max_colwidth", 40):
+        print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "
+              "cost: params/prices.yaml)")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lclab.notebooks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="default",
@@ -115,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="model spec for every notebook's `model` parameter")
     parser.add_argument("--models-needed", action="store_true",
                         help="print the embedded models the run would load, and exit")
+    parser.add_argument("--plan", action="store_true",
+                        help="print calls, tokens, cache hits and estimated time or cost per notebook and stage, "
+                             "without calling or loading a model, and exit")
     parser.add_argument("notebooks", nargs="*", help="notebook files or stems (default: all, in order)")
     args = parser.parse_args(argv)
 
@@ -127,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             raise FileNotFoundError(f"no notebook {', '.join(missing)}")
         profile = load_profile(args.profile)
+        # A profile may set environment variables the runs need (e.g. LCLAB_N_CTX for a long window): the
+        # kernels inherit them, and the parameter checks below already see them.
+        os.environ.update({k: str(v) for k, v in (profile.get("env") or {}).items()})
         plans = [(nb, parameters_for(nb, profile, args.model)) for nb in chosen]
         if not args.models_needed:
             check_writable(paths.llm_cache_dir())
@@ -135,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.models_needed:
         print(" ".join(local_models_needed(plans)))
+        return 0
+    if args.plan:
+        print_plan(plans, Path(args.profile).stem)
         return 0
     timings, failed = [], []
     for nb, params in plans:

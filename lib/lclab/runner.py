@@ -176,6 +176,16 @@ class Run:
         self.ran += len(trials) - resumed
         return items
 
+    def _record_throughput(self, accounting: pd.DataFrame) -> None:
+        """This machine's measured speed of the run's model, for the plans of later runs (lclab.plan)."""
+        from .plan import record_throughput
+
+        model = self.parameters.get("model") or next(iter(self.parameters.get("models") or []), None)
+        calls = accounting[(accounting["stage"] != "total") & (accounting["stage"] != "embed")]
+        if isinstance(model, str) and len(calls):
+            record_throughput(model, int(calls["prompt_tokens"].sum()), int(calls["completion_tokens"].sum()),
+                              int(calls["calls"].sum()), float(calls["model_s"].sum()))
+
     def resume_note(self, log_name: str = "items.jsonl") -> str:
         return (f"{self.ran + self.resumed} trials: {self.resumed} already done in "
                 f"{self.dir / log_name} (resumed), {self.ran} run now")
@@ -197,6 +207,7 @@ class Run:
         manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
                        "finished", headline, len(items))
         self._finished = True
+        self._record_throughput(accounting)
         refresh_index()
         notes = list(notes or []) + failure_notes(items)
         return Result(self.experiment, self.run_name, self.dir, summary, items, tables, notes, accounting,

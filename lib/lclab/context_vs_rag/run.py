@@ -16,7 +16,7 @@ from ..context import answer_prompt
 from ..corpus import Document
 from ..effects import effect_row, paired, power_note, wide
 from ..judges import JUDGE, correctness_card, judge_correct, string_match
-from ..models import budget_counters, complete, tokenizer_name
+from ..models import budget_counters, check_budget, complete, tokenizer_name
 from ..qa import load_validated
 from ..retrieval.chunking import Chunker
 from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
@@ -35,6 +35,7 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0) -> Result:
     """Run (or resume) both methods on every document set: one row per (pair, noise level, method)."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
+        check_budget(model, context_tokens, max_answer_tokens)  # refused before any work
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
         count, count_text = budget_counters(model)
         sets = build_sets(qa, pool, context_tokens, noise_levels, seed, count, count_text)

@@ -15,7 +15,7 @@ from ..context import answer_prompt, budget_fillers, place_at_depth
 from ..haystacks import mean_similarity, shared_fillers, similar_fillers
 from ..models.embeddings import DEFAULT_EMBEDDER
 from ..judges import JUDGE, correctness_card, judge_correct, string_match
-from ..models import budget_counters, complete, tokenizer_name
+from ..models import budget_counters, check_budget, complete, tokenizer_name
 from ..qa import load_validated
 from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..runs import fingerprint
@@ -89,6 +89,7 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
     """Run (or resume) the sweep: one row per (QA pair, budget, depth, distractor mode), answered then judged;
     with needles above 1, the multi-needle trials too (needles.py)."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
+        check_budget(model, max(context_tokens), max_answer_tokens * max(needles))  # refused before any work
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
         count, count_text = budget_counters(model)
         trials = [t for mode in distractors for t in build_trials(qa, pool, context_tokens, depths, seed, count,

@@ -93,6 +93,8 @@ class FaultServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.endswith(("/chat/completions", "/completions")):
+                    return self._send(404, b'{"error": "not found"}')  # no tokenize routes: counted by tiktoken
                 fault = server._next_fault(body, self.path)
                 if server.delay:
                     time.sleep(server.delay)

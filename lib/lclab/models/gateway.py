@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from .accounting import ACCOUNTING
 from .cache import DiskCache
-from .errors import LLMError, ParseError
+from .errors import ContextLengthError, LLMError, ParseError
 from .jsonparse import JSONParseError, parse_json_object
 from .protocol import Backend, Settings
 from ..paths import llm_cache_dir
@@ -114,6 +114,21 @@ def budget_counters(model: str):
     return (lambda text: count_prompt_tokens(model, text)), (lambda text: count_tokens(model, text))
 
 
+def context_window(model: str) -> int | None:
+    """The model's context window in tokens (a served model's as its server reports it; None if unknown)."""
+    return backend_for(model).context_window()
+
+
+def check_budget(model: str, budget: int, reply_tokens: int) -> None:
+    """Refuse, with the numbers, a prompt budget the model's window cannot hold together with its reply."""
+    window = context_window(model)
+    if window is not None and budget + reply_tokens > window:
+        raise ContextLengthError(
+            f"a {budget}-token prompt plus {reply_tokens} reply tokens is {budget + reply_tokens} tokens, more than "
+            f"the {window}-token context window of {model} ({tokenizer_name(model)}): lower the budget, or give the "
+            "model a larger window")
+
+
 def tokenizer_name(model: str) -> str:
     return backend_for(model).tokenizer_name
 
@@ -121,6 +136,33 @@ def tokenizer_name(model: str) -> str:
 def _as_messages(prompt: str | Messages, system: str | None) -> Messages:
     messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
     return ([{"role": "system", "content": system}] if system else []) + messages
+
+
+def _cache_key(backend: Backend, messages: Messages, settings: Settings, sample: int, cache_tag: str | None,
+               text_completion: bool) -> dict:
+    """What a reply is cached under: the meaning of the request, never its timeouts or retries."""
+    request = {
+        "backend": backend.identity,
+        "messages": messages,
+        "settings": settings.__dict__,
+        # Greedy decoding is deterministic: only sampled requests differ by sample index.
+        "sample": sample if settings.temperature > 0 else 0,
+    }
+    if cache_tag:
+        request["tag"] = cache_tag  # absent otherwise, so untagged keys never change
+    if text_completion:
+        request["mode"] = "text"  # likewise absent for chat requests
+    return request
+
+
+def cached(model: str, prompt: str | Messages, *, system: str | None = None, temperature: float = 0.0,
+           max_tokens: int = 256, response_format: str | dict | None = None, logprobs: bool = False,
+           top_logprobs: int = 0, seed: int = 0, sample: int = 0, cache_tag: str | None = None,
+           text_completion: bool = False) -> dict | None:
+    """The cached reply `complete` would return for this request, or None, without calling anything (plans)."""
+    settings = Settings(temperature, max_tokens, response_format, logprobs, top_logprobs, seed)
+    key = _cache_key(backend_for(model), _as_messages(prompt, system), settings, sample, cache_tag, text_completion)
+    return DiskCache(llm_cache_dir(), required=CACHED_FIELDS).get(key)
 
 
 def _check(text: str, settings: Settings, validate: Validator | None) -> tuple[dict | None, str | None]:
@@ -183,17 +225,7 @@ def complete(
                          "response_format or logprobs")
     messages = _as_messages(prompt, system)
     settings = Settings(temperature, max_tokens, response_format, logprobs, top_logprobs, seed)
-    request = {
-        "backend": backend.identity,
-        "messages": messages,
-        "settings": settings.__dict__,
-        # Greedy decoding is deterministic: only sampled requests differ by sample index.
-        "sample": sample if temperature > 0 else 0,
-    }
-    if cache_tag:
-        request["tag"] = cache_tag  # absent otherwise, so untagged keys never change
-    if text_completion:
-        request["mode"] = "text"  # likewise absent for chat requests
+    request = _cache_key(backend, messages, settings, sample, cache_tag, text_completion)
     sent = prompt_sha256(prompt if text_completion else messages)
     cache = DiskCache(llm_cache_dir(), required=CACHED_FIELDS)
     started = time.perf_counter()

@@ -67,6 +67,9 @@ class HFBackend:
     def n_ctx(self) -> int | None:
         return getattr(self._model.config, "max_position_embeddings", None)
 
+    def context_window(self) -> int | None:
+        return self.n_ctx
+
     def count_tokens(self, text: str) -> int:
         return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
 

@@ -54,6 +54,9 @@ class LocalBackend:
 
         return Llama(model_path=str(self.path), vocab_only=True, verbose=False)
 
+    def context_window(self) -> int:
+        return self.n_ctx
+
     def count_tokens(self, text: str) -> int:
         return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 

@@ -47,6 +47,9 @@ class Backend(Protocol):
     def count_prompt_tokens(self, messages: list[dict]) -> int:
         """Tokens of a chat prompt as the model reads it (template included where known)."""
 
+    def context_window(self) -> int | None:
+        """How many tokens prompt and reply may hold together (None where the endpoint does not say)."""
+
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         """One chat completion."""
 

@@ -12,6 +12,7 @@ from functools import cached_property
 from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, RetryableError
 from .protocol import RawReply, Settings, chat_kwargs, normalize_logprobs
 from .retry import is_retryable_status, parse_retry_after
+from .served_tokens import ServedTokenizer
 from .specs import ModelSpec, public_url
 
 # OpenAI's documented framing cost per chat message (role markers); used only
@@ -47,7 +48,12 @@ class OpenAIBackend:
         self.spec = spec
         self.replicas = [Replica(public_url(u), u) for u in spec.base_urls()]
         self.base_url = spec.public_base_url()
-        self.tokenizer_name, self._encoding = _tiktoken_for(spec.model)
+        fallback = _tiktoken_for(spec.model)
+        # The official endpoint has no tokenize route to ask; a served model is counted by its own server.
+        self.tokens = ServedTokenizer(self.replicas[0].raw_url, self.replicas[0].url, spec.model,
+                                      None if spec.base_url is None else spec.api_key(), fallback)
+        if spec.base_url is None:
+            self.tokens.dialect = "tiktoken"
         self._turn = itertools.count()
         self._lock = threading.Lock()
 
@@ -64,12 +70,23 @@ class OpenAIBackend:
         except Exception as err:  # noqa: BLE001  (recorded, not fatal: the manifest says what it could not learn)
             return f"not reported ({type(err).__name__})"
 
+    @property
+    def tokenizer_name(self) -> str:
+        return self.tokens.name
+
     def count_tokens(self, text: str) -> int:
-        return len(self._encoding.encode(text, disallowed_special=()))
+        return self.tokens.count_text(text)
 
     def count_prompt_tokens(self, messages: list[dict]) -> int:
-        """Content tokens plus OpenAI's per-message framing (approximate for other servers)."""
+        """The server's exact count where it has a tokenizer route; else content tokens plus OpenAI's per-message
+        framing (approximate for other models)."""
+        exact = self.tokens.count_prompt(messages)
+        if exact is not None:
+            return exact
         return sum(self.count_tokens(m["content"]) + _OPENAI_TOKENS_PER_MESSAGE for m in messages) + 3
+
+    def context_window(self) -> int | None:
+        return self.tokens.window
 
     def _client(self, replica: Replica):
         import openai

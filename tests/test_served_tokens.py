@@ -1,0 +1,56 @@
+"""Exact budgets on a served model: llama.cpp's own server on loopback counts the prompt with its chat template,
+the count equals what the server reports for the call, and a budget over its window is refused with numbers."""
+
+import subprocess
+
+import pytest
+
+from conftest import free_port, wait_for_http
+from lclab.depth_sweep import run_depth_sweep
+from lclab.models import (ContextLengthError, complete, context_window, count_prompt_tokens, reset_backend_registry,
+                          tokenizer_name)
+from lclab.models.local_models import ensure_model, llama_server_binary
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory):
+    binary = llama_server_binary()
+    if not binary.exists():
+        pytest.skip(f"{binary} is not built: run scripts/setup.sh --llama-server (./run_tests.sh does)")
+    port, log_path = free_port(), tmp_path_factory.mktemp("llama-server") / "server.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([str(binary), "-m", str(ensure_model("qwen2.5-coder-0.5b")), "-c", "2048", "-t", "2",
+                                 "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_http(proc, f"http://127.0.0.1:{port}/health", log_path, "llama-server", 120)
+            reset_backend_registry()
+            yield f"openai/qwen@http://127.0.0.1:{port}/v1"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+            reset_backend_registry()
+
+
+def test_the_servers_own_tokenizer_counts_exactly_what_the_server_reads(llama_server):
+    assert "llama.cpp /apply-template + /tokenize" in tokenizer_name(llama_server)
+    assert context_window(llama_server) == 2048
+    prompts = ["Hi.", "Count the words: one two three.", [{"role": "system", "content": "Be brief."},
+                                                          {"role": "user", "content": "Paris is in which country?"}]]
+    for prompt in prompts:
+        reply = complete(llama_server, prompt, stage="t", max_tokens=1)
+        assert count_prompt_tokens(llama_server, prompt) == reply.prompt_tokens
+
+
+def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(llama_server):
+    result = run_depth_sweep(model=llama_server, judge_model=llama_server, corpus="paul_graham",
+                             qa_path="data/pg_qa/qa.csv", n_qa=1, context_tokens=[900], depths=[0], seed=0,
+                             max_workers=1, run_name="served", max_answer_tokens=8)
+    used = result.items["prompt_tokens"].iloc[0]  # as the server counted the call
+    assert 700 < used <= 900
+    with pytest.raises(ContextLengthError, match=r"a 4000-token prompt plus 8 reply tokens is 4008 tokens, more than "
+                                                 r"the 2048-token context window"):
+        run_depth_sweep(model=llama_server, judge_model=llama_server, corpus="paul_graham",
+                        qa_path="data/pg_qa/qa.csv", n_qa=1, context_tokens=[4000], depths=[0], seed=0,
+                        max_workers=1, run_name="too-long", max_answer_tokens=8)
