@@ -71,3 +71,16 @@ def test_expected_calibration_error_of_planted_scores():
     # two bins: scores 0.9 observed 1.0 and scores 0.1 observed 0.0 -> mean gap 0.1
     assert expected_calibration_error([1, 1, 0, 0], [0.9, 0.9, 0.1, 0.1]) == pytest.approx(0.1)
     assert expected_calibration_error([1, 0], [1.0, 0.0]) == pytest.approx(0.0)
+
+
+def test_effective_length_is_the_longest_length_keeping_85_percent_of_the_shortest():
+    from lclab.lengths import effective_length, effective_length_ci
+
+    assert effective_length({1000: 0.8, 4000: 0.7, 8000: 0.5, 16000: 0.75}) == 4000  # 0.7 >= 0.68, 0.5 < 0.68
+    assert effective_length({1000: 0.8, 4000: 0.9}) == 4000
+    assert math.isnan(effective_length({1000: 0.0, 4000: 0.5}))  # nothing to keep
+    items = pd.DataFrame({"qa_id": [f"q{i}" for i in range(4) for _ in range(2)], "context_tokens": [1000, 4000] * 4,
+                          "judge_correct": [True, True, True, False, True, True, True, True]})
+    result = effective_length_ci(items)  # 4/4 at 1000, 3/4 at 4000: 0.75 < 0.85
+    assert result["effective_length"] == 1000 and result["base_accuracy"] == 1.0
+    assert 1000 <= result["lo"] <= result["hi"] <= 4000

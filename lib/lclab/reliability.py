@@ -125,7 +125,8 @@ def card_notes(table: pd.DataFrame) -> list[str]:
 
 def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, labels_name: str,
                 key_fields: tuple[str, ...], baseline: str, baseline_score) -> dict:
-    """The card of one judge's columns in a run's items (`column`, `column`_p, `_source`, `_consistency`).
+    """The card of one judge's columns in a run's items (`column`, `column`_p, `_source`, `_consistency`), over
+    the distinct judged texts.
 
     `key_fields`: the item columns a human label is filed under; `baseline_score(row)`: the judge-free score.
     """
@@ -134,6 +135,10 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
                     pd.Series(dtype=float), baseline, pd.Series(dtype=float))
     answered = items[items["response"].notna()] if "response" in items else items
     keys = answered.apply(lambda r: label_key(*(r[f] for f in key_fields)), axis=1)
+    # One verdict per distinct judged text: the same answer judged at five depths is one judgment repeated
+    # (the judge's prompt is identical), and counting it five times would narrow every interval falsely.
+    first = ~keys.duplicated()
+    answered, keys = answered[first], keys[first]
     scores = answered.apply(baseline_score, axis=1).astype(float)
     return card(metric, judge, answered[column], answered.get(f"{column}_p", pd.Series(np.nan, answered.index)),
                 answered.get(f"{column}_source", pd.Series(None, answered.index)), labels_for(keys, labels_name),

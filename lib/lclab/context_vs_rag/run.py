@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..context import answer_prompt
 from ..corpus import Document
+from ..lengths import accuracy_by_length, effective_length_ci, length_note
 from ..effects import effect_row, paired, power_note, wide
 from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, check_budget, complete, tokenizer_name
@@ -80,11 +81,12 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         notes += skipped_note(loaded.skipped)
         reliability = cards([correctness_card(items, judge_model, "answer correct (02)")])
         effects, line = method_effects(items)
-        notes += card_notes(reliability) + [line]
+        lengths, length_line = long_context_length(items)
+        notes += card_notes(reliability) + [line, length_line]
         top = effects.iloc[-1] if len(effects) else {}
         return run.result(summarize(items), items=items, notes=notes,
                           tables={"retrieval_misses": retrieval_misses(items), "reliability": reliability,
-                                  "effects": effects},
+                                  "effects": effects, "effective_length": lengths},
                           headline=headline(f"long context − RAG at {top.get('noise_pct', '?')} % noise",
                                             top.get("effect"), top.get("effect_lo"), top.get("effect_hi")))
 
@@ -119,6 +121,19 @@ def method_effects(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
             differences += (table["long_context"] - table["rag"]).dropna().tolist()
     sd = pd.Series(differences).std() if len(differences) > 1 else float("nan")
     return pd.DataFrame(rows), power_note(sd, items["qa_id"].nunique() if len(items) else 0)
+
+
+def long_context_length(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The long-context arm as a length sweep: each noise level's set is as long as its mean prompt; the
+    effective length (>= 85 % of the shortest set's accuracy) with a bootstrap CI over QA pairs."""
+    long = items[items["method"] == "long_context"] if "method" in items else items.iloc[:0]
+    if "prompt_tokens" not in long or long["prompt_tokens"].isna().all():
+        return pd.DataFrame(), length_note(effective_length_ci(long), [])
+    size = long.groupby("noise_pct")["prompt_tokens"].mean().round().astype(int)
+    as_lengths = long.assign(context_tokens=long["noise_pct"].map(size))
+    result = effective_length_ci(as_lengths)
+    table = accuracy_by_length(as_lengths).merge(size.rename("context_tokens").reset_index(), on="context_tokens")
+    return table.assign(**{f"effective_{k}": v for k, v in result.items()}), length_note(result, list(size))
 
 
 def retrieval_misses(items: pd.DataFrame) -> pd.DataFrame:

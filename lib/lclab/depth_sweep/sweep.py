@@ -22,7 +22,7 @@ from ..runs import fingerprint
 from ..reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
 from .effects import depth_effects, depth_power_line
-from .length import accuracy_by_length, effective_length_ci, length_note
+from ..lengths import accuracy_by_length, effective_length_ci, length_note
 from .needles import needle_notes, run_needles
 
 EXPERIMENT = "depth_sweep"

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..stats import wilson_interval
+from .stats import wilson_interval
 
 THRESHOLD = 0.85
 VALUE = "judge_correct"
