@@ -21,7 +21,7 @@ def test_every_declared_rule_is_known_and_every_default_keeps_it(notebook):
 @pytest.mark.parametrize("values, message", [
     ({"context_tokens": "abc"}, "parameter context_tokens = 'abc': must be a list like [1500]"),
     ({"context_tokens": [1500, "x"]}, "every element must be of type int, not 'x'"),
-    ({"n_qa": "8"}, "parameter n_qa = '8': must be of type int (the default is 8)"),
+    ({"n_qa": "8"}, "parameter n_qa = '8': must be of type int (the default is 14)"),
     ({"n_qa": 0}, "parameter n_qa = 0: must be at least 1"),
     ({"max_answer_tokens": -3}, "must be at least 1"),
     ({"context_tokens": [-5]}, "-5 is not allowed; each element must be a positive number of tokens"),
