@@ -21,8 +21,7 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | Non
     ax = axes[0][0]
     if len(lengths) == 1:
         _cells(ax, summary, prefix)
-        ax.set_title(f"{lengths[0]}-token context, n = {int(summary[f'{prefix}_n'].max())} per depth, "
-                     "bars: 95 % Wilson CI", fontsize=9)
+        ax.set_title(f"{lengths[0]} tokens, n = {int(summary[f'{prefix}_n'].max())} per depth; 95 % Wilson CI")
     else:
         _heatmap(ax, summary, prefix)
     if with_effects:
@@ -51,7 +50,7 @@ def _heatmap(ax, summary: pd.DataFrame, prefix: str) -> None:
                            ).pivot(index="context_tokens", columns="depth", values="label")
     sns.heatmap(grid, annot=annot, fmt="", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar_kws={"label": "judge accuracy"})
     ax.set(xlabel="depth of the answer document (%)", ylabel="context tokens")
-    ax.set_title("cells: accuracy [95 % Wilson CI]", fontsize=9)
+    ax.set_title("cells: accuracy [95 % Wilson CI]")
 
 
 def _effects(ax, effects: pd.DataFrame) -> None:
@@ -62,4 +61,4 @@ def _effects(ax, effects: pd.DataFrame) -> None:
     ax.set_yticks(list(y), labels=[f"{c}  (p = {p:.2f})" for c, p in zip(effects["comparison"], effects["p_value"])])
     ax.invert_yaxis()
     ax.set(xlabel="paired difference in judge accuracy", xlim=(-1.05, 1.05))
-    ax.set_title(f"paired by QA pair (n = {int(effects['n_pairs'].max())}), bars: bootstrap 95 % CI", fontsize=9)
+    ax.set_title(f"paired by QA pair (n = {int(effects['n_pairs'].max())}); 95 % bootstrap CI")
