@@ -1,5 +1,7 @@
 """Papermill executes the notebooks with the smoke parameters, for real, on the 0.5B model."""
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -32,6 +34,9 @@ def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_
     assert (items["n_documents"] >= 2).all()
     assert items["response"].notna().all()
     assert (outputs / "figures" / "depth_sweep_smoke.png").stat().st_size > 10_000
+    executed = json.loads((outputs / "executed" / "01_lost_in_the_middle.ipynb").read_text())
+    shown = [o for c in executed["cells"] for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert shown, "the figure must show in the executed notebook (and so in the HTML report)"
     summary = pd.read_csv(out / "summary.csv")
     assert {"judge_acc", "judge_lo", "judge_hi", "match_acc"} <= set(summary.columns)
     cold = pd.read_csv(out / "accounting.csv").set_index("stage")

@@ -8,11 +8,15 @@ into each file's metadata, not onto the figure, where a paper would have to crop
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import matplotlib
 
-matplotlib.use("Agg")  # notebooks under papermill and CI have no display
+if "ipykernel" not in sys.modules:
+    # Scripts and tests have no display. A notebook kernel (papermill's too) keeps its inline backend, which
+    # draws each figure into the executed notebook and so into the HTML report.
+    matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 import seaborn as sns  # noqa: E402
 
