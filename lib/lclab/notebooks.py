@@ -67,9 +67,14 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
     if model and "run_name" in declared and ("model" in declared or "models" in declared):
         # Another model's run gets a folder of its own, so the profile's run is not overwritten.
         base = params.get("run_name", literal(declared["run_name"]["default"]))
-        params["run_name"] = f"{base}-{re.sub(r'[^A-Za-z0-9.]+', '-', model.split('/')[-1]).strip('-')}"
+        params["run_name"] = f"{base}-{model_slug(model)}"
     check_all(notebook.stem, declared, params)
     return params
+
+
+def model_slug(model: str) -> str:
+    """The suffix a run with another model adds to run folders: "local/qwen2.5-coder-0.5b" -> "qwen2.5-coder-0.5b"."""
+    return re.sub(r"[^A-Za-z0-9.]+", "-", model.split("/")[-1]).strip("-")
 
 
 def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
@@ -161,8 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         print_plan(plans, Path(args.profile).stem)
         return 0
     timings, failed = [], []
+    # Executed copies go beside the profile's, not over them: a --model run is a run of its own.
+    executed = paths.RESULTS / "notebooks" / (Path(args.profile).stem + (f"-{model_slug(args.model)}"
+                                                                         if args.model else ""))
     for nb, params in plans:
-        output = paths.RESULTS / "notebooks" / Path(args.profile).stem / nb.name
+        output = executed / nb.name
         print(f"== {nb.name}  {params}", flush=True)
         try:
             seconds = execute(nb, params, output)
@@ -172,9 +180,13 @@ def main(argv: list[str] | None = None) -> int:
             continue
         timings.append((nb.name, seconds))
         print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
-    summary = paths.RESULTS / "notebooks" / Path(args.profile).stem / "timings.tsv"
+    summary = executed / "timings.tsv"
     summary.parent.mkdir(parents=True, exist_ok=True)
-    summary.write_text("".join(f"{name}\t{sec:.1f}\n" for name, sec in timings))
+    # Keep the times of notebooks this invocation did not run (e.g. a rerun of one notebook).
+    earlier = dict(line.split("\t") for line in summary.read_text().splitlines() if "\t" in line) \
+        if summary.exists() else {}
+    earlier.update({name: f"{sec:.1f}" for name, sec in timings})
+    summary.write_text("".join(f"{name}\t{sec}\n" for name, sec in sorted(earlier.items())))
     print("\n".join(f"{name:40s} {sec:8.0f} s" for name, sec in timings))
     if failed:
         print(f"failed: {', '.join(failed)} (executed copies with the error are in results/notebooks/)",
