@@ -11,10 +11,11 @@ from lclab.compare import IncomparableRunsError, compare_runs, select
 from lclab.index import run_index
 
 
-def plant(run: str, model: str, verdicts: list[bool], budget: int = 1500, qa_sha: str = "aaa") -> None:
+def plant(run: str, model: str, verdicts: list[bool], budget: int = 1500, qa_sha: str = "aaa",
+          judge: str = "local/qwen2.5-coder-1.5b") -> None:
     folder = paths.RESULTS / "depth_sweep" / run
     folder.mkdir(parents=True)
-    parameters = {"model": model, "corpus": "paul_graham", "qa_path": "data/pg_qa/qa.csv", "n_qa": 4,
+    parameters = {"model": model, "judge_model": judge, "corpus": "paul_graham", "qa_path": "data/pg_qa/qa.csv", "n_qa": 4,
                   "context_tokens": [budget], "depths": [0, 100], "seed": 0, "max_answer_tokens": 48}
     (folder / "manifest.json").write_text(json.dumps({
         "experiment": "depth_sweep", "run_name": run, "status": "finished", "parameters": parameters,
@@ -42,7 +43,8 @@ def test_two_models_are_drawn_together_and_paired_by_item():
 
 
 @pytest.mark.parametrize("change, field", [({"budget": 3000}, "context_tokens: [1500] vs [3000]"),
-                                           ({"qa_sha": "bbb"}, "qa_path (file contents): aaa vs bbb")])
+                                           ({"qa_sha": "bbb"}, "qa_path (file contents): aaa vs bbb"),
+                                           ({"judge": "local/qwen2.5-coder-0.5b"}, "judge_model: ")])
 def test_runs_that_differ_in_what_makes_them_comparable_are_refused_naming_the_field(change, field):
     plant("one", "local/qwen2.5-coder-1.5b", [True, False])
     plant("two", "local/qwen2.5-coder-0.5b", [True, True], **change)

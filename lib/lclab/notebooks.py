@@ -60,6 +60,11 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
         raise UnknownParameterError(
             f"{notebook.name} has no parameter(s) {unknown}; it declares {sorted(declared)}")
     params = {**shared, **own}
+    if model and "judge_model" in declared and not params.get("judge_model") and "model" in declared:
+        # The judge stays the profile's model: a run with another answering model is compared with the
+        # profile's run, and a model judging its own answers would change the ruler along with the thing
+        # measured (the 0.5B model judged its own answers far more leniently than the 1.5B did).
+        params["judge_model"] = params.get("model", literal(declared["model"]["default"]))
     if model and "model" in declared:
         params["model"] = model
     if model and "models" in declared:  # notebooks that compare models run just this one
