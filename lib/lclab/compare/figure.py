@@ -15,6 +15,13 @@ X_LABELS = {"depth_sweep": "depth of the answer document (%)", "context_vs_rag":
             "rag_validation": "question set", "rag_ifeval": "condition or measure"}
 
 
+def p_text(p: float) -> str:
+    """A p-value as a reader quotes it: two significant digits, and no "p = 0.00" for a small one."""
+    if pd.isna(p):
+        return "no test"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
 def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, series: dict, title: str, path: Path,
                   meta: dict | None = None):
     fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE, 3.0), gridspec_kw={"width_ratios": [3, 2]})
@@ -46,7 +53,7 @@ def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, seri
         right.errorbar(paired["effect"], y, fmt="o", capsize=3, color="black",
                        xerr=[paired["effect"] - paired["effect_lo"], paired["effect_hi"] - paired["effect"]])
         right.axvline(0, color="grey", linewidth=0.8)
-        right.set_yticks(y, labels=[f"{s}\n− {v}  (n = {n}, p = {p:.2f})" for s, v, n, p in
+        right.set_yticks(y, labels=[f"{s}\n− {v}\n(n = {n}, {p_text(p)})" for s, v, n, p in
                                     zip(paired["series"], paired["vs"], paired["n_pairs"], paired["p_value"])],
                          fontsize=6)
         right.invert_yaxis()
