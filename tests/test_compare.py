@@ -58,3 +58,12 @@ def test_runs_that_differ_in_what_makes_them_comparable_are_refused_naming_the_f
 def test_an_unknown_run_is_an_error_naming_it():
     with pytest.raises(FileNotFoundError, match="no finished run 'depth_sweep/nope'"):
         select(["depth_sweep/nope"])
+
+
+def test_rag_ifeval_cells_name_each_measure_once():
+    from lclab.compare.pairs import summary_table
+
+    part = pd.DataFrame({"id": [1, 2, 3], "include": [1.0, 0.0, 1.0], "total": [0.5, 0.2, 0.8]})
+    cells = summary_table({"a": part}, "rag_ifeval")
+    assert cells["x"].tolist() == ["include", "total"]  # the total once: the figure indexes by measure
+    assert cells.set_index("x").loc["total", "value"] == pytest.approx(0.5)

@@ -73,7 +73,7 @@ def summary_table(series: dict[str, pd.DataFrame], family: str) -> pd.DataFrame:
         if family == "rag_ifeval":  # every condition and pooled measure, not only the total
             from ..rag_ifeval.rules import SCORES
 
-            cells = [(m, part[m]) for m in SCORES if m in part] + [("total", part["total"])]
+            cells = [(m, part[m]) for m in SCORES if m in part]  # SCORES ends with the total
         else:
             groups = part.groupby(spec["x"], sort=True) if spec.get("x") else [("all", part)]
             cells = [(x, g[spec["value"]]) for x, g in groups]
