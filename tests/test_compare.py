@@ -15,8 +15,8 @@ def plant(run: str, model: str, verdicts: list[bool], budget: int = 1500, qa_sha
           judge: str = "local/qwen2.5-coder-1.5b") -> None:
     folder = paths.RESULTS / "depth_sweep" / run
     folder.mkdir(parents=True)
-    parameters = {"model": model, "judge_model": judge, "corpus": "paul_graham", "qa_path": "data/pg_qa/qa.csv", "n_qa": 4,
-                  "context_tokens": [budget], "depths": [0, 100], "seed": 0, "max_answer_tokens": 48}
+    parameters = {"model": model, "judge_model": judge, "corpus": "paul_graham", "qa_path": "data/pg_qa/qa.csv",
+                  "n_qa": 4, "context_tokens": [budget], "depths": [0, 100], "seed": 0, "max_answer_tokens": 48}
     (folder / "manifest.json").write_text(json.dumps({
         "experiment": "depth_sweep", "run_name": run, "status": "finished", "parameters": parameters,
         "inputs": {"qa_path": qa_sha}, "ended": f"2026-11-22T0{len(run)}:00:00", "n_items": len(verdicts),

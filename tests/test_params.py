@@ -54,6 +54,7 @@ def test_the_model_override_and_model_config_objects_are_checked():
     with pytest.raises(ParameterError, match=r"unknown field\(s\) \['top_k'\]"):
         parameters_for(ifeval, {"07_rag_ifeval": {"models": [{"model": "m", "api_base": "http://h/v1", "top_k": 1}]}})
     assert check_model_spec({"model": "m", "api_base": "http://h/v1"}) is None
+    assert "choices" not in (check_model_spec("openai/gpt-4o-mini") or "")
 
 
 def test_another_answering_model_keeps_the_profiles_judge_and_gets_a_run_folder_of_its_own():
@@ -64,7 +65,6 @@ def test_another_answering_model_keeps_the_profiles_judge_and_gets_a_run_folder_
     named = parameters_for(SWEEP, {"01_lost_in_the_middle": {"judge_model": "openai/gpt-4o-mini"}},
                            model="local/qwen2.5-coder-0.5b")
     assert named["judge_model"] == "openai/gpt-4o-mini"  # a judge the profile names is kept
-    assert "choices" not in (check_model_spec("openai/gpt-4o-mini") or "")
 
 
 def test_run_all_refuses_a_bad_profile_in_one_line_before_any_model_is_assembled(tmp_path):

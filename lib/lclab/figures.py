@@ -60,6 +60,13 @@ def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = N
     return fig
 
 
+def p_text(p: float) -> str:
+    """A p-value as a reader quotes it: two significant digits, and no "p = 0.00" for a small one."""
+    if p != p:  # NaN: no test was possible
+        return "no test"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
 def draw_reliability(ax, table, label: str, **style) -> None:
     """A reliability curve: per score bin, the share labelled 1 (Wilson 95 % CI) against the mean score, with
     the diagonal a calibrated score would follow and each bin's count. `table`: score_eval.calibration_table."""
@@ -75,4 +82,4 @@ def draw_reliability(ax, table, label: str, **style) -> None:
     ax.set(xlabel="mean score in bin", ylabel="share labelled 1", xlim=(-0.02, 1.02), ylim=(-0.05, 1.05))
 
 
-__all__ = ["COLUMN", "PAGE", "draw_reliability", "plt", "save_figure"]
+__all__ = ["COLUMN", "PAGE", "draw_reliability", "p_text", "plt", "save_figure"]

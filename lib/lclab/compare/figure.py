@@ -7,19 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..figures import PAGE, plt, save_figure
+from ..figures import PAGE, p_text, plt, save_figure
 from ..score_eval import roc_points
 from .pairs import FAMILIES
 
 X_LABELS = {"depth_sweep": "depth of the answer document (%)", "context_vs_rag": "noise level (% of distractors)",
             "rag_validation": "question set", "rag_ifeval": "condition or measure"}
-
-
-def p_text(p: float) -> str:
-    """A p-value as a reader quotes it: two significant digits, and no "p = 0.00" for a small one."""
-    if pd.isna(p):
-        return "no test"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, series: dict, title: str, path: Path,

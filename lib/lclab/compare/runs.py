@@ -10,15 +10,16 @@ from ..manifest import read
 # What two runs of an experiment must share for their numbers to be comparable: any other parameter (the
 # model, the prompt being tested) is what a comparison is for. The judge is the ruler, so it is shared too.
 COMPARABLE = {
-    "depth_sweep": ("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "depths", "seed", "max_answer_tokens"),
-    "context_vs_rag": ("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store", "embedder",
-                       "chunk_tokens", "top_k", "max_answer_tokens"),
+    "depth_sweep": ("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "depths", "seed",
+                    "max_answer_tokens"),
+    "context_vs_rag": ("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
+                       "embedder", "chunk_tokens", "top_k", "max_answer_tokens"),
     "pg_discrete": ("corpus", "questions_path", "labels_path", "n_questions", "store", "embedder", "chunk_chars",
                     "top_k", "n_positive", "n_negative"),
     "pg_continuous": ("corpus", "essay", "start", "n_noisy", "chunk_chars", "seed", "reviewed_qa_path", "max_facts"),
     "nli_eval": ("items", "order", "pronouns", "with_document", "language"),
-    "rag_validation": ("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path", "n_multi", "max_k",
-                       "answer_k", "seed"),
+    "rag_validation": ("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path",
+                       "n_multi", "max_k", "answer_k", "seed"),
     "rag_ifeval": ("docs_path", "eval_path", "shuffle_context", "shuffle_seed", "refusal_message", "n_samples",
                    "badwords_path"),
 }

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import COLUMN, PAGE, plt, save_figure
+from ..figures import COLUMN, PAGE, p_text, plt, save_figure
 
 
 def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | None = None,
@@ -58,7 +58,7 @@ def _effects(ax, effects: pd.DataFrame) -> None:
     xerr = [effects["effect"] - effects["effect_lo"], effects["effect_hi"] - effects["effect"]]
     ax.errorbar(effects["effect"], list(y), xerr=xerr, fmt="o", capsize=4, color="black")
     ax.axvline(0, color="grey", linewidth=0.8)
-    ax.set_yticks(list(y), labels=[f"{c}  (p = {p:.2f})" for c, p in zip(effects["comparison"], effects["p_value"])])
+    ax.set_yticks(list(y), labels=[f"{c}  ({p_text(p)})" for c, p in zip(effects["comparison"], effects["p_value"])])
     ax.invert_yaxis()
     ax.set(xlabel="paired difference in judge accuracy", xlim=(-1.05, 1.05))
     ax.set_title(f"paired by QA pair (n = {int(effects['n_pairs'].max())}); 95 % bootstrap CI")
