@@ -18,7 +18,8 @@ def test_unknown_notebook_parameter_is_an_error_not_a_warning():
 
 def test_shared_parameters_apply_only_where_declared_and_model_overrides():
     params = parameters_for(SWEEP, {"all": {"run_name": "x", "n_passages": 3}}, model="openai/m")
-    assert params == {"run_name": "x-m", "model": "openai/m"}  # another model: a run folder of its own
+    # another model: a run folder of its own, judged by the profile's judge (the notebook's own model)
+    assert params == {"run_name": "x-m", "model": "openai/m", "judge_model": "local/qwen2.5-coder-1.5b"}
 
 
 def test_models_needed_follow_defaults_and_overrides():
