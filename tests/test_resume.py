@@ -15,7 +15,11 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 N = 4
 RUN = """
+import signal
 import sys
+# A shell starts background jobs (`./run_tests.sh &`) with SIGINT ignored, and Python then keeps it ignored:
+# restore Ctrl-C's KeyboardInterrupt so the test stops the child however the suite was launched.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from lclab.rag_ifeval import run_models
 run_models(["local/qwen2.5-coder-0.5b"], run_name=sys.argv[1], n_samples={n}, max_tokens=48)
 """.format(n=N)
