@@ -98,6 +98,53 @@ def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
     assert (table["seconds"].dropna() > 0).all() and table.loc[("total", ""), "calls"] == table["calls"][:-1].sum()
 
 
+def test_a_long_prompt_is_planned_dearer_than_short_prompts_of_the_same_total(tmp_path, monkeypatch):
+    from lclab.plan import DEFAULT_SPEED, row, seconds_for
+
+    monkeypatch.setenv("LCLAB_MODEL_DIR", str(tmp_path))  # no measured record: the default speeds alone
+    model = "local/qwen2.5-coder-0.5b"
+    prefill, _, overhead, attention = DEFAULT_SPEED["qwen2.5-coder-0.5b"]
+    one_long = seconds_for(model, 32_000, 0, 1, 32_000 ** 2)
+    many_short = seconds_for(model, 32_000, 0, 32, 32 * 1_000 ** 2)
+    assert one_long == pytest.approx(32_000 * prefill * (1 + 32_000 / attention) + overhead)
+    assert one_long > 3 * many_short
+    # A plan row knows the lengths of the calls it has to make; the cached ones cost nothing.
+    planned = row("nb", "answer", model, calls=3, cached_calls=1, prompt=33_000, completion=0,
+                  todo=[(32_000, 0)])
+    assert planned["seconds"] == pytest.approx(seconds_for(model, 32_000, 0, 2, 32_000 ** 2))
+
+
+def test_a_measured_run_rescales_plans_without_distorting_long_against_short(tmp_path, monkeypatch):
+    from lclab.plan import record_throughput, seconds_for
+
+    monkeypatch.setenv("LCLAB_MODEL_DIR", str(tmp_path))
+    model = "local/qwen2.5-coder-0.5b"
+    lengths = [32_000] + [500] * 100
+    default = seconds_for(model, sum(lengths), 3_000, len(lengths), sum(n * n for n in lengths))
+    # This machine turned out twice as slow as the defaults on that mix of one long and many short prompts:
+    record_throughput(model, sum(lengths), 3_000, len(lengths), 2 * default, sum(n * n for n in lengths))
+    assert (tmp_path / "throughput.json").exists()
+    for job in [(32_000, 0, 1, 32_000 ** 2), (2_000, 40, 4, 4 * 500 ** 2)]:
+        with monkeypatch.context() as m:
+            m.setenv("LCLAB_MODEL_DIR", str(tmp_path / "none"))
+            base = seconds_for(model, *job)
+        assert seconds_for(model, *job) == pytest.approx(2 * base)
+
+
 def test_run_all_has_a_plan_option():
     result = subprocess.run([str(REPO_ROOT / "run_all.sh"), "--help"], capture_output=True, text=True, timeout=30)
     assert "--plan" in result.stdout
+
+
+@pytest.mark.model
+def test_the_plan_charges_only_what_a_prompt_does_not_share_with_the_one_before(tmp_path, monkeypatch):
+    from lclab.plan import answers_and_judges  # loads the model's vocabulary only
+
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))  # nothing cached
+    model = "local/qwen2.5-coder-0.5b"
+    documents = " ".join(f"Document {i} says the river crossing {i} opens at dawn." for i in range(200))
+    prompts = [documents + "\nQuestion: when does crossing 7 open?", documents + "\nQuestion: when does crossing 9 open?"]
+    fresh = answers_and_judges("nb", model, model, prompts, 8, 1)[0]
+    reused = answers_and_judges("nb", model, model, prompts, 8, 1, reuse_prefix=True)[0]
+    assert fresh["prompt_tokens"] == reused["prompt_tokens"] > 2 * 2_000  # the same tokens are sent ...
+    assert reused["seconds"] < 0.7 * fresh["seconds"]  # ... but the second prompt's documents are not read again

@@ -10,6 +10,11 @@ from __future__ import annotations
 from .plan import JUDGE_PROMPT, answers_and_judges, row
 
 
+def _one_at_a_time_local(model: str, p: dict) -> bool:
+    """Whether consecutive prompts reach the embedded model one by one, so a shared prefix is reused."""
+    return model.startswith("local/") and p.get("max_workers", 1) == 1
+
+
 def depth_sweep(notebook: str, p: dict) -> list[dict]:
     from .depth_sweep import build_trials
     from .models import budget_counters
@@ -22,12 +27,13 @@ def depth_sweep(notebook: str, p: dict) -> list[dict]:
     trials = build_trials(qa, pool, p["context_tokens"], p["depths"], p["seed"], count, text,
                           p.get("haystack", "per_pair")) * len(p.get("distractors", ["random"]))
     rows = answers_and_judges(notebook, model, judge, [t.prompt for t in trials], p["max_answer_tokens"],
-                              1 + p.get("self_consistency", 0))
+                              1 + p.get("self_consistency", 0), reuse_prefix=_one_at_a_time_local(model, p))
     for k in (k for k in p.get("needles", [1]) if k > 1):
         groups = len(qa) // k
         calls = groups * len(p["context_tokens"])
         rows.append(row(notebook, f"answer, {k} needles (estimated)", model, calls, 0,
-                        sum(p["context_tokens"]) * groups, calls * p["max_answer_tokens"] * k))
+                        sum(p["context_tokens"]) * groups, calls * p["max_answer_tokens"] * k,
+                        [(n, 0) for n in p["context_tokens"]] * groups))
     return rows
 
 
@@ -42,7 +48,7 @@ def context_vs_rag(notebook: str, p: dict) -> list[dict]:
     count, text = budget_counters(model)
     sets = build_sets(qa, pool, p["context_tokens"], p["noise_levels"], p["seed"], count, text)
     rows = answers_and_judges(notebook, model, judge, [answer_prompt(s.docs, s.question) for s in sets],
-                              p["max_answer_tokens"], 1 + p.get("self_consistency", 0))
+                              p["max_answer_tokens"], 1 + p.get("self_consistency", 0))  # RAG prompts come between
     rows[0]["stage"], rows[1]["stage"] = "answer, long context", "judge, long context"
     rag_prompt = p["top_k"] * p["chunk_tokens"] + 60  # top-k chunks and the question: retrieval is not run here
     rows += [row(notebook, "answer, RAG (estimated)", model, len(sets), 0, len(sets) * rag_prompt,

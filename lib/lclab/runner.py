@@ -183,8 +183,9 @@ class Run:
         model = self.parameters.get("model") or next(iter(self.parameters.get("models") or []), None)
         calls = accounting[(accounting["stage"] != "total") & (accounting["stage"] != "embed")]
         if isinstance(model, str) and len(calls):
+            squares = sum(self.ledger.get(stage).prompt_tokens_sq for stage in calls["stage"])
             record_throughput(model, int(calls["prompt_tokens"].sum()), int(calls["completion_tokens"].sum()),
-                              int(calls["calls"].sum()), float(calls["model_s"].sum()))
+                              int(calls["calls"].sum()), float(calls["model_s"].sum()), squares)
 
     def resume_note(self, log_name: str = "items.jsonl") -> str:
         return (f"{self.ran + self.resumed} trials: {self.resumed} already done in "

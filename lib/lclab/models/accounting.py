@@ -32,6 +32,9 @@ class StageStats:
     cache_hits: int = 0
     prompt_tokens: int = 0  # of the calls made
     completion_tokens: int = 0
+    # Sum of each call's prompt tokens squared: attention makes long prompts dearer per token, and the
+    # run plans (lclab.plan) need it to learn this machine's speed. Kept out of accounting.csv.
+    prompt_tokens_sq: int = 0
     cached_prompt_tokens: int = 0  # of the replies served from the cache (paid for by an earlier run)
     cached_completion_tokens: int = 0
     model_seconds: float = 0.0  # summed latency of the calls; exceeds wall time when concurrent

@@ -249,7 +249,7 @@ def complete(
             finally:
                 ACCOUNTING.add(stage, calls=1, model_seconds=time.perf_counter() - t0)
             tokens = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-            ACCOUNTING.add(stage, **tokens)
+            ACCOUNTING.add(stage, prompt_tokens_sq=(reply.prompt_tokens or 0) ** 2, **tokens)
             if reply.endpoint:
                 ACCOUNTING.add_endpoint(reply.endpoint, calls=1, model_seconds=time.perf_counter() - t0, **tokens)
             return reply
