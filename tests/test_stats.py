@@ -84,3 +84,20 @@ def test_effective_length_is_the_longest_length_keeping_85_percent_of_the_shorte
     result = effective_length_ci(items)  # 4/4 at 1000, 3/4 at 4000: 0.75 < 0.85
     assert result["effective_length"] == 1000 and result["base_accuracy"] == 1.0
     assert 1000 <= result["lo"] <= result["hi"] <= 4000
+
+
+def test_the_depth_figure_shows_accuracy_by_length_and_the_effective_length(tmp_path):
+    from lclab.depth_sweep import depth_figure
+    from lclab.lengths import accuracy_by_length, effective_length_ci
+
+    items = pd.DataFrame([{"qa_id": f"q{i}", "context_tokens": n, "depth": d, "judge_correct": i < right}
+                          for n, right in ((1000, 4), (4000, 4), (8000, 2)) for d in (0, 100) for i in range(4)])
+    summary = pd.DataFrame([{"context_tokens": n, "depth": d, "judge_n": 4, "judge_acc": g.judge_correct.mean(),
+                             "judge_lo": 0.0, "judge_hi": 1.0} for (n, d), g in items.groupby(["context_tokens", "depth"])])
+    effective = effective_length_ci(items)
+    fig = depth_figure(summary, "t", tmp_path / "f.png", by_length=accuracy_by_length(items), effective=effective)
+    heatmap, lengths = fig.axes[0], next(ax for ax in fig.axes if ax.get_xscale() == "log")
+    assert heatmap.get_ylabel() == "context tokens" and lengths.get_xlabel() == "context tokens"
+    assert effective["effective_length"] == 4000 and lengths.get_title().startswith("effective length 4,000 tokens")
+    assert [line.get_xdata()[0] for line in lengths.get_lines() if line.get_color() == "tab:blue"] == [4000]
+    assert (tmp_path / "f.png").exists()
