@@ -53,3 +53,17 @@ def test_accounting_table_sums_per_stage_and_total():
     assert table.loc["total", "prompt_tokens"] == 150
     assert table.loc["judge", "cache_hits"] == 4
     assert table.loc["judge", "parse_failures"] == 1
+
+
+def test_the_accounting_log_keeps_every_invocation_of_a_run(tmp_path):
+    from lclab.runs import accounting_to_date, log_accounting
+
+    first, rerun = Accounting(), Accounting()  # a cold run, then a warm rerun served from the cache
+    first.add("answer", calls=3, prompt_tokens=300, completion_tokens=30, model_seconds=9.5)
+    rerun.add("answer", cache_hits=3)
+    assert accounting_to_date(tmp_path) == {}
+    log_accounting(tmp_path, "2026-01-01T10:00:00", "interrupted", first.table())
+    log_accounting(tmp_path, "2026-01-01T11:00:00", "finished", rerun.table())
+    to_date = accounting_to_date(tmp_path)
+    assert to_date["invocations"] == 2
+    assert (to_date["calls"], to_date["cache_hits"], to_date["prompt_tokens"], to_date["model_s"]) == (3, 3, 300, 9.5)

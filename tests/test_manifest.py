@@ -27,10 +27,12 @@ def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly():
     assert m["packages"]["llama-cpp-python"] == "0.3.36" and m["machine"]["cores"] >= 1
     assert "judge_correct" in m["prompts"] and m["accounting"]["calls"] >= 2 and m["wall_s"] > 0
     assert m["headline"]["metric"] == "judge accuracy, all cells" and m["n_items"] == 2
+    assert m["accounting_to_date"]["invocations"] == 1 and m["accounting_to_date"]["calls"] == m["accounting"]["calls"]
     for row in result.items.to_dict("records"):
         assert prompt_sha256(rebuild_prompt(result.dir, row)) == row["prompt_sha256"]
     index = run_index()
     assert index.loc[index["experiment"] == "depth_sweep", "run"].tolist() == ["m"]
+    assert index.loc[index["experiment"] == "depth_sweep", "calls_to_date"].tolist() == [m["accounting"]["calls"]]
 
 
 def test_rag_ifeval_prompts_rebuild_exactly_with_a_shuffled_context(tmp_path):

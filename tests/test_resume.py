@@ -61,6 +61,16 @@ def test_a_stopped_run_resumes_without_repeating_a_row_or_a_call_and_ends_with_t
     # Only the unfinished samples reach the model (one may have been cached just before the kill).
     assert ledger["calls"] + ledger["cache_hits"] == unfinished and ledger["calls"] >= unfinished - 1
 
+    # Every invocation that ended in Python is in the run's accounting log, and the manifest sums them.
+    invocations = pd.read_csv(out / "killed" / "accounting_log.csv").query("stage == 'total'")
+    statuses = ["interrupted", "finished"] if stop == signal.SIGINT else ["finished"]  # SIGKILL: no cleanup
+    assert invocations["status"].tolist() == statuses
+    assert invocations["calls"].iloc[-1] == ledger["calls"]
+    to_date = json.loads((out / "killed" / "manifest.json").read_text())["accounting_to_date"]
+    assert to_date["invocations"] == len(statuses) and to_date["calls"] == invocations["calls"].sum()
+    if stop == signal.SIGINT:
+        assert to_date["calls"] == interrupted["calls"] + ledger["calls"]
+
     whole = start("whole")  # the same samples uninterrupted, from the model cache
     assert whole.wait(timeout=600) == 0, whole.stderr.read()
     assert pd.read_csv(out / "whole" / "accounting.csv").set_index("stage").loc["total", "calls"] == 0

@@ -15,7 +15,7 @@ import pandas as pd
 from . import paths
 
 COLUMNS = ["experiment", "run", "status", "model", "judge", "date", "n_items", "headline", "value", "lo", "hi",
-           "calls", "wall_s"]
+           "calls", "calls_to_date", "wall_s"]
 
 
 def _models(parameters: dict, *names: str) -> str:
@@ -41,7 +41,7 @@ def run_index() -> pd.DataFrame:
                      "model": model, "judge": _models(p, "judge_model") or model, "date": m.get("ended"),
                      "n_items": m.get("n_items"), "headline": head.get("metric"), "value": head.get("value"),
                      "lo": head.get("lo"), "hi": head.get("hi"), "calls": m.get("accounting", {}).get("calls"),
-                     "wall_s": m.get("wall_s")})
+                     "calls_to_date": (m.get("accounting_to_date") or {}).get("calls"), "wall_s": m.get("wall_s")})
     table = pd.DataFrame(rows, columns=COLUMNS)
     return table.sort_values("date", ascending=False, kind="stable").reset_index(drop=True)
 

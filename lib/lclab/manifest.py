@@ -109,8 +109,10 @@ def environment() -> dict:
 
 
 def write(directory: Path, experiment: str, run_name: str, parameters: dict, started: datetime.datetime,
-          accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int) -> dict:
-    """Write manifest.json into the run folder and return it."""
+          accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int,
+          accounting_to_date: dict | None = None) -> dict:
+    """Write manifest.json into the run folder and return it. `accounting` is this invocation's;
+    `accounting_to_date` sums every invocation of the run (resumed or repeated), from its accounting log."""
     total = accounting.set_index("stage").loc["total"].to_dict() if len(accounting) else {}
     ended = datetime.datetime.now()
     manifest = {
@@ -124,6 +126,7 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
         "started": started.isoformat(timespec="seconds"),
         "ended": ended.isoformat(timespec="seconds"), "wall_s": round((ended - started).total_seconds(), 1),
         "accounting": {k: (int(v) if float(v).is_integer() else float(v)) for k, v in total.items()},
+        "accounting_to_date": accounting_to_date or {},
         "headline": headline, "n_items": n_items,
     }
     (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str))

@@ -17,7 +17,10 @@ For every experiment alike, the runner
 - records a failure with its reason in `error`: the row is kept, never scored,
   and a rerun tries it again;
 - counts the run's calls in its own scope of the one ledger and saves them as
-  `accounting.csv` beside the results, even when the run fails or is interrupted;
+  `accounting.csv` beside the results, even when the run fails or is interrupted,
+  and appends them to `accounting_log.csv`, one block per invocation, so a warm
+  rerun's zero calls never hide what the run cost before (the manifest's
+  `accounting_to_date` sums that log);
 - refuses to start when the model cache cannot be written, or when another
   process is running in the same run folder (a lock that names it).
 
@@ -51,7 +54,7 @@ from .models import ACCOUNTING
 from .models.cache import check_writable
 from .parallel import map_items
 from .paths import llm_cache_dir
-from .runs import ItemLog, RunLock, run_dir
+from .runs import ItemLog, RunLock, accounting_to_date, log_accounting, run_dir
 
 T = TypeVar("T")
 
@@ -160,8 +163,9 @@ class Run:
             accounting = self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called
             if not self._finished:
                 status = "interrupted" if exc[0] is KeyboardInterrupt else "failed" if exc[0] else "unfinished"
+                self._log_accounting(accounting, status)
                 manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started,
-                               accounting, status, None, self.ran + self.resumed)
+                               accounting, status, None, self.ran + self.resumed, accounting_to_date(self.dir))
         finally:
             self._lock.release()
 
@@ -175,6 +179,9 @@ class Run:
         self.resumed += resumed
         self.ran += len(trials) - resumed
         return items
+
+    def _log_accounting(self, accounting: pd.DataFrame, status: str) -> None:
+        log_accounting(self.dir, self.started.isoformat(timespec="seconds"), status, accounting)
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
         """This machine's measured speed of the run's model, for the plans of later runs (lclab.plan)."""
@@ -205,8 +212,9 @@ class Run:
         items = items if items is not None else pd.DataFrame()
         # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
         items.to_json(self.dir / "result_items.jsonl", orient="records", lines=True, force_ascii=False)
+        self._log_accounting(accounting, "finished")
         manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
-                       "finished", headline, len(items))
+                       "finished", headline, len(items), accounting_to_date(self.dir))
         self._finished = True
         self._record_throughput(accounting)
         refresh_index()

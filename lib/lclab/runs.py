@@ -130,3 +130,30 @@ class RunLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+ACCOUNTING_LOG = "accounting_log.csv"
+
+
+def log_accounting(directory: Path, started: str, status: str, table: pd.DataFrame) -> None:
+    """Append one invocation's accounting (every stage and its total) to the run folder's accounting log.
+
+    accounting.csv holds only the latest invocation, so a warm rerun (0 calls) would otherwise replace the
+    record of what a resumed or repeated run really cost; the log keeps every invocation that ended in Python
+    (finished, failed or interrupted; a SIGKILL leaves none, though its calls stay in the model cache).
+    """
+    rows = table.assign(invocation=started, status=status)
+    rows = rows[["invocation", "status", *table.columns]]
+    path = Path(directory) / ACCOUNTING_LOG
+    rows.to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+def accounting_to_date(directory: Path) -> dict:
+    """The totals of every invocation in the run folder's accounting log: invocations, calls, tokens, time."""
+    path = Path(directory) / ACCOUNTING_LOG
+    if not path.exists():
+        return {}
+    totals = pd.read_csv(path).query("stage == 'total'")
+    summed = totals.drop(columns=["invocation", "status", "stage"]).sum()
+    return {"invocations": len(totals),
+            **{k: (int(v) if float(v).is_integer() else round(float(v), 2)) for k, v in summed.items()}}
