@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import prompts
+from .runs import accounting_to_date
 from .paths import REPO
 
 PACKAGES = ("llama-cpp-python", "openai", "tiktoken", "pandas", "numpy", "scipy", "scikit-learn", "statsmodels",
@@ -108,11 +109,15 @@ def environment() -> dict:
             "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "platform": platform.platform()}}
 
 
+def _plain_numbers(counts: dict) -> dict:
+    """Counts as JSON numbers: whole ones as int, the rest (seconds) to the hundredth."""
+    return {k: int(v) if float(v).is_integer() else round(float(v), 2) for k, v in counts.items()}
+
+
 def write(directory: Path, experiment: str, run_name: str, parameters: dict, started: datetime.datetime,
-          accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int,
-          accounting_to_date: dict | None = None) -> dict:
-    """Write manifest.json into the run folder and return it. `accounting` is this invocation's;
-    `accounting_to_date` sums every invocation of the run (resumed or repeated), from its accounting log."""
+          accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int) -> dict:
+    """Write manifest.json into the run folder and return it. `accounting` is this invocation's; the
+    manifest also sums every invocation of the run (resumed or repeated) from its accounting log."""
     total = accounting.set_index("stage").loc["total"].to_dict() if len(accounting) else {}
     ended = datetime.datetime.now()
     manifest = {
@@ -125,8 +130,8 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
         **environment(),
         "started": started.isoformat(timespec="seconds"),
         "ended": ended.isoformat(timespec="seconds"), "wall_s": round((ended - started).total_seconds(), 1),
-        "accounting": {k: (int(v) if float(v).is_integer() else float(v)) for k, v in total.items()},
-        "accounting_to_date": accounting_to_date or {},
+        "accounting": _plain_numbers(total),
+        "accounting_to_date": _plain_numbers(accounting_to_date(directory)),
         "headline": headline, "n_items": n_items,
     }
     (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str))

@@ -54,7 +54,7 @@ from .models import ACCOUNTING
 from .models.cache import check_writable
 from .parallel import map_items
 from .paths import llm_cache_dir
-from .runs import ItemLog, RunLock, accounting_to_date, log_accounting, run_dir
+from .runs import ItemLog, RunLock, log_accounting, run_dir
 
 T = TypeVar("T")
 
@@ -163,9 +163,7 @@ class Run:
             accounting = self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called
             if not self._finished:
                 status = "interrupted" if exc[0] is KeyboardInterrupt else "failed" if exc[0] else "unfinished"
-                self._log_accounting(accounting, status)
-                manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started,
-                               accounting, status, None, self.ran + self.resumed, accounting_to_date(self.dir))
+                self._record(accounting, status, None, self.ran + self.resumed)
         finally:
             self._lock.release()
 
@@ -180,8 +178,11 @@ class Run:
         self.ran += len(trials) - resumed
         return items
 
-    def _log_accounting(self, accounting: pd.DataFrame, status: str) -> None:
+    def _record(self, accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int) -> None:
+        """Append this invocation to the run's accounting log, then write the manifest (which sums that log)."""
         log_accounting(self.dir, self.started.isoformat(timespec="seconds"), status, accounting)
+        manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
+                       status, headline, n_items)
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
         """This machine's measured speed of the run's model, for the plans of later runs (lclab.plan)."""
@@ -212,9 +213,7 @@ class Run:
         items = items if items is not None else pd.DataFrame()
         # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
         items.to_json(self.dir / "result_items.jsonl", orient="records", lines=True, force_ascii=False)
-        self._log_accounting(accounting, "finished")
-        manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
-                       "finished", headline, len(items), accounting_to_date(self.dir))
+        self._record(accounting, "finished", headline, len(items))
         self._finished = True
         self._record_throughput(accounting)
         refresh_index()

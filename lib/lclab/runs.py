@@ -154,6 +154,4 @@ def accounting_to_date(directory: Path) -> dict:
     if not path.exists():
         return {}
     totals = pd.read_csv(path).query("stage == 'total'")
-    summed = totals.drop(columns=["invocation", "status", "stage"]).sum()
-    return {"invocations": len(totals),
-            **{k: (int(v) if float(v).is_integer() else round(float(v), 2)) for k, v in summed.items()}}
+    return {"invocations": len(totals), **totals.drop(columns=["invocation", "status", "stage"]).sum().to_dict()}
