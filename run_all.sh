@@ -45,15 +45,15 @@ args=(--profile "$profile")
 [ -n "$model" ] && args+=(--model "$model")
 scripts/setup.sh
 if [ "$plan" = 1 ]; then
-  exec .venv/bin/python -m lclab.notebooks "${args[@]}" --plan ${notebooks[@]+"${notebooks[@]}"}
+  exec .venv/bin/python -m lclab.runs.notebooks "${args[@]}" --plan ${notebooks[@]+"${notebooks[@]}"}
 fi
 # Assemble only the embedded models this run will load (notebook defaults + profile + --model);
 # this also checks every notebook's parameters before anything runs.
-models=$(.venv/bin/python -m lclab.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})
+models=$(.venv/bin/python -m lclab.runs.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})
 scripts/setup.sh $models
 
 status=0
-.venv/bin/python -m lclab.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"} || status=$?
+.venv/bin/python -m lclab.runs.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"} || status=$?
 # A static report of what ran: results/report/index.html (every executed notebook as HTML, the index of runs).
-.venv/bin/python -m lclab.report --profile "$profile" || true
+.venv/bin/python -m lclab.runs.report --profile "$profile" || true
 exit $status

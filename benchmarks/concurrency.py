@@ -16,7 +16,7 @@ import tempfile
 import time
 
 from lclab import models as gateway
-from lclab.parallel import map_items
+from lclab.runs.parallel import map_items
 
 
 def main():

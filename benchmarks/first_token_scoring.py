@@ -18,10 +18,10 @@ import time
 
 from lclab.models.llama import LocalBackend
 from lclab.models.protocol import Settings
-from lclab.retrieval.chunking import Chunker
-from lclab.corpus import load_corpus
-from lclab.prompts import render
 from lclab.models.specs import parse_spec
+from lclab.prompts import render
+from lclab.retrieval.chunking import Chunker
+from lclab.text.corpus import load_corpus
 
 FACTS = [
     "The phrase Web 2.0 came out of a brainstorming session about naming a conference.",

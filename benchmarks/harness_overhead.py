@@ -13,10 +13,9 @@ import os
 import tempfile
 import time
 
-from llama_cpp import Llama
-
 from lclab import models as gateway
 from lclab.models.local_models import ensure_model
+from llama_cpp import Llama
 
 QUESTIONS = ["What is the capital of {}? One word.".format(c) for c in
              ["France", "Japan", "Peru", "Kenya", "Norway", "Chile", "Egypt", "India",

@@ -17,9 +17,8 @@ import tempfile
 import time
 
 from lclab.models import complete
-from lclab.nli import load_items
+from lclab.nli import load_items, order_requests, prepare
 from lclab.nli.pipeline import judge_hypothesis, nli_messages
-from lclab.nli import order_requests, prepare
 
 
 def main() -> None:

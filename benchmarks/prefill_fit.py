@@ -1,5 +1,5 @@
 """How a local model's call time grows with prompt length on this machine, fitted on the calls already in the
-model-call cache: the source of the attention lengths in lclab.plan.DEFAULT_SPEED.
+model-call cache: the source of the attention lengths in lclab.planning.plan.DEFAULT_SPEED.
 
     .venv/bin/python benchmarks/prefill_fit.py [--cache .cache/llm]
 
@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 import statsmodels.api as sm
-
 from lclab.models.local_models import model_dir
 from lclab.paths import llm_cache_dir
 

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from lclab import paths
-from lclab.report import build
+from lclab.runs.report import build
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]

@@ -26,10 +26,10 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["LCLAB_CACHE_DIR"] = tmp  # an empty embedding cache: every chunk is embedded
-        from lclab.retrieval.chunking import Chunker
-        from lclab.corpus import load_corpus
         from lclab.models.embeddings import get_embedder
+        from lclab.retrieval.chunking import Chunker
         from lclab.retrieval.vectorstores import index_name, open_index
+        from lclab.text.corpus import load_corpus
 
         t0 = time.perf_counter()
         chunks = Chunker(args.size, args.unit).split(load_corpus().documents)

@@ -24,7 +24,7 @@ def main():
     out = Path(tempfile.mkdtemp(prefix="bench-sweep-"))
     os.environ["LCLAB_OUTPUT_DIR"] = str(out)  # read by lclab.paths at import, and by the kernels
 
-    from lclab.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
+    from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 
     nb = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
     params = parameters_for(nb, load_profile(args.profile))

@@ -11,7 +11,6 @@ import time
 
 import httpx
 import pytest
-
 from lclab import paths
 from lclab.models import reset_backend_registry
 from lclab.models.accounting import ACCOUNTING

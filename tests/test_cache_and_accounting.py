@@ -56,7 +56,7 @@ def test_accounting_table_sums_per_stage_and_total():
 
 
 def test_the_accounting_log_keeps_every_invocation_of_a_run(tmp_path):
-    from lclab.runs import accounting_to_date, log_accounting
+    from lclab.runs.folders import accounting_to_date, log_accounting
 
     first, rerun = Accounting(), Accounting()  # a cold run, then a warm rerun served from the cache
     first.add("answer", calls=3, prompt_tokens=300, completion_tokens=30, model_seconds=9.5)

@@ -5,10 +5,9 @@ import json
 
 import pandas as pd
 import pytest
-
 from lclab import paths
 from lclab.compare import IncomparableRunsError, compare_runs, select
-from lclab.index import run_index
+from lclab.runs.index import run_index
 
 
 def plant(run: str, model: str, verdicts: list[bool], budget: int = 1500, qa_sha: str = "aaa",

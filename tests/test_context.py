@@ -1,9 +1,8 @@
 import random
 
 import pytest
-
-from lclab.context import answer_prompt, candidate_distractors, depth_position, fill_budget, place_at_depth
-from lclab.corpus import Document
+from lclab.text.context import answer_prompt, candidate_distractors, depth_position, fill_budget, place_at_depth
+from lclab.text.corpus import Document
 
 
 def words(text: str) -> int:

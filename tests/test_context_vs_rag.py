@@ -2,9 +2,8 @@
 
 import pandas as pd
 import pytest
-
 from lclab.context_vs_rag import build_sets, n_at_level
-from lclab.corpus import Document
+from lclab.text.corpus import Document
 
 
 def words(text: str) -> int:
@@ -39,7 +38,7 @@ def test_each_level_adds_to_the_previous_set_and_stays_in_budget():
     assert all(a < b or a == b for a, b in zip(members, members[1:]))  # nested
     assert all("ans#0" in m for m in members)
     assert sets[-1].n_distractors >= 3
-    from lclab.context import answer_prompt
+    from lclab.text.context import answer_prompt
 
     assert all(words(answer_prompt(s.docs, s.question)) <= 150 for s in sets)
 

@@ -1,7 +1,6 @@
 import pytest
-
-from lclab.corpus import Document, load_corpus, split_passages
-from lclab.text import contains_answer, normalize
+from lclab.text.corpus import Document, load_corpus, split_passages
+from lclab.text.normalize import contains_answer, normalize
 
 
 def test_empty_and_non_utf8_files_are_skipped_by_name(tmp_path):
@@ -54,7 +53,7 @@ def test_long_paragraphs_are_cut_between_sentences_even_when_glued():
 
 
 def test_essay_passages_stay_near_the_limit():
-    from lclab.corpus import passages
+    from lclab.text.corpus import passages
 
     pool = passages(load_corpus("paul_graham"), 1200)
     lengths = sorted(len(p.text) for p in pool)

@@ -3,7 +3,6 @@
 import tomllib
 
 import yaml
-
 from lclab.paths import REPO
 
 

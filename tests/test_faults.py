@@ -6,14 +6,13 @@ import subprocess
 import sys
 
 import pytest
-
 from lclab.models import complete, reset_backend_registry
 from lclab.models.cache import CorruptCacheEntry
 from lclab.models.errors import CacheError
 from lclab.models.fault_server import FaultServer
 from lclab.paths import llm_cache_dir
-from lclab.runner import Run
-from lclab.runs import RunLockedError
+from lclab.runs.folders import RunLockedError
+from lclab.runs.runner import Run
 
 
 @pytest.fixture
@@ -62,7 +61,7 @@ def test_a_read_only_cache_folder_is_refused_in_one_line_by_the_runner(tmp_path)
     if probe.returncode:
         pytest.skip(f"no mount namespaces here: {probe.stderr.decode().strip()}")
     script = (f'mount --bind "{cache}" "{cache}" && mount -o remount,ro,bind "{cache}" && '
-              f'LCLAB_CACHE_DIR="{cache}" exec "{sys.executable}" -m lclab.notebooks --profile smoke 01_lost_in_the_middle')
+              f'LCLAB_CACHE_DIR="{cache}" exec "{sys.executable}" -m lclab.runs.notebooks --profile smoke 01_lost_in_the_middle')
     result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip().splitlines() == [
@@ -72,7 +71,7 @@ def test_a_read_only_cache_folder_is_refused_in_one_line_by_the_runner(tmp_path)
 
 HOLD = """
 import sys, time
-from lclab.runner import Run
+from lclab.runs.runner import Run
 with Run("depth_sweep", "shared"):
     print("holding", flush=True)
     time.sleep(120)

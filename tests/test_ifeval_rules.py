@@ -3,13 +3,22 @@
 import math
 
 import pytest
-
-from lclab.rag_ifeval.data import load_badwords
-from lclab.rag_ifeval.rules import (Answer, Judge, aggregate, cite, cited_positions, exclude, include, occurs, refuse,
-                                    safe)
-from lclab.rag_ifeval.polish import lemma, normalize, words
 from lclab.paths import REPO
 from lclab.rag_ifeval import Options
+from lclab.rag_ifeval.data import load_badwords
+from lclab.rag_ifeval.rules import (
+    Answer,
+    Judge,
+    aggregate,
+    cite,
+    cited_positions,
+    exclude,
+    include,
+    occurs,
+    refuse,
+    safe,
+)
+from lclab.text.polish import lemma, normalize, words
 
 DATA = REPO / "data/rag_ifeval"
 REFUSAL_MESSAGE = Options().refusal_message
@@ -150,10 +159,9 @@ def test_an_inflected_form_matches_the_phrase(answer, phrase):
 def common_lemmas(n: int = 240) -> list[tuple[str, int]]:
     """The most frequent nouns, verbs and adjectives (Morfeusz lemma ids) of the shipped Polish documents."""
     import collections
-
-    from lclab.rag_ifeval import polish
-
     import json
+
+    from lclab.text import polish
 
     counts = collections.Counter()
     docs = [json.loads(line)["contents"] for line in (DATA / "documents.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -167,7 +175,7 @@ def common_lemmas(n: int = 240) -> list[tuple[str, int]]:
 
 
 def test_every_form_of_a_common_word_gets_one_lemma():
-    from lclab.rag_ifeval import polish
+    from lclab.text import polish
 
     sample = common_lemmas()
     assert len(sample) >= 200

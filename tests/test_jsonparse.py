@@ -1,5 +1,4 @@
 import pytest
-
 from lclab.models.jsonparse import JSONParseError, parse_json_object
 
 

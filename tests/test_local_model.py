@@ -3,11 +3,10 @@
 import math
 
 import pytest
-
 from conftest import SMALL_MODEL
+from lclab.models import complete, count_prompt_tokens, count_tokens, tokenizer_name
 from lclab.models.accounting import ACCOUNTING
 from lclab.models.errors import ContextLengthError
-from lclab.models import complete, count_prompt_tokens, count_tokens, tokenizer_name
 
 pytestmark = pytest.mark.model
 
@@ -77,9 +76,8 @@ def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypat
 @pytest.fixture(scope="module")
 def reference_llama():
     """llama-cpp-python's own logprobs path (logits_all), on a small window: what the gateway must match."""
-    from llama_cpp import Llama
-
     from lclab.models.local_models import ensure_model
+    from llama_cpp import Llama
 
     return Llama(model_path=str(ensure_model("qwen2.5-coder-0.5b")), n_ctx=1024, logits_all=True, verbose=False)
 

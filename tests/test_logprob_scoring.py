@@ -3,10 +3,9 @@
 import math
 
 import pytest
-
 from conftest import SMALL_MODEL
 from lclab.models.errors import LogprobsUnavailableError
-from lclab.logprob_scoring import check_labels, sampled_score, score, weighted_score
+from lclab.scoring.logprob import check_labels, sampled_score, score, weighted_score
 
 ln = math.log
 
@@ -81,7 +80,7 @@ def test_real_model_gives_a_probability_weighted_score():
 
 
 def test_a_json_verdict_is_read_at_its_token_and_renormalized_over_the_allowed_values():
-    from lclab.logprob_scoring import value_probabilities
+    from lclab.scoring.logprob import value_probabilities
 
     tokens = [{"token": '{"', "top": []}, {"token": "correct", "top": []}, {"token": '":', "top": []},
               {"token": " true", "top": [[" true", math.log(0.6)], [" false", math.log(0.3)], ["maybe", math.log(0.1)]]},

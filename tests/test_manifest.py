@@ -5,12 +5,11 @@ import json
 
 import pandas as pd
 import pytest
-
 from lclab.depth_sweep import run_depth_sweep
-from lclab.index import run_index
-from lclab.manifest import read, rebuild_prompt
 from lclab.models import prompt_sha256
 from lclab.rag_ifeval import run_models
+from lclab.runs.index import run_index
+from lclab.runs.manifest import read, rebuild_prompt
 
 pytestmark = [pytest.mark.model]
 SMALL = "local/qwen2.5-coder-0.5b"

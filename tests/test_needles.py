@@ -2,12 +2,12 @@
 question, several needles at once, and low-overlap question generation."""
 
 import pytest
-
-from lclab.corpus import load_corpus, passages
 from lclab.depth_sweep import build_trials, run_depth_sweep
-from lclab.haystacks import spread_depths
+from lclab.depth_sweep.haystacks import spread_depths
+from lclab.make_qa_set import make_qa_set
 from lclab.models import budget_counters
-from lclab.qa import load_validated, make_qa_set
+from lclab.qa import load_validated
+from lclab.text.corpus import load_corpus, passages
 
 pytestmark = [pytest.mark.model]
 SMALL = "local/qwen2.5-coder-0.5b"

@@ -7,19 +7,26 @@ import re
 
 import pandas as pd
 import pytest
-
 from conftest import SMALL_MODEL
 from lclab import models as gateway
-from lclab.models import reset_backend_registry
+from lclab.models import ACCOUNTING, reset_backend_registry
 from lclab.models.fault_server import FaultServer
-from lclab.nli import (auc_table, check_configs, load_items, load_labels, refusal_table, run_configs,
-                            seed_auc_table)
-from lclab.nli.pipeline import batches, hypothesis_estimate, pair_estimate, replace_pronouns, tag_refusals
-from lclab.nli import EvalItem, order_requests, prepare
+from lclab.nli import (
+    EvalItem,
+    auc_table,
+    check_configs,
+    load_items,
+    load_labels,
+    order_requests,
+    prepare,
+    refusal_table,
+    run_configs,
+    seed_auc_table,
+)
 from lclab.nli import run_nli as run_nli_in
-from lclab.models import ACCOUNTING
-from lclab.runner import Run
+from lclab.nli.pipeline import batches, hypothesis_estimate, pair_estimate, replace_pronouns, tag_refusals
 from lclab.prompts import render
+from lclab.runs.runner import Run
 
 DATA = "data/nli_eval"
 

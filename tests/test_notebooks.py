@@ -4,9 +4,8 @@ import json
 
 import pandas as pd
 import pytest
-
 from lclab import paths
-from lclab.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
+from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

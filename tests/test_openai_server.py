@@ -1,7 +1,6 @@
 """The OpenAI code path against a real OpenAI-compatible server: llama.cpp's, on loopback, with the 0.5B model."""
 
 import pytest
-
 from conftest import llama_server
 from lclab import models as gateway
 from lclab.models import reset_backend_registry

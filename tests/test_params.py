@@ -5,10 +5,9 @@ import subprocess
 import sys
 
 import pytest
-
-from lclab.notebooks import NOTEBOOKS, declared_parameters, parameters_for
-from lclab.params import ParameterError, check_model_spec, check_rules
 from lclab.paths import REPO as REPO_ROOT
+from lclab.runs.notebooks import NOTEBOOKS, declared_parameters, parameters_for
+from lclab.runs.params import ParameterError, check_model_spec, check_rules
 
 SWEEP = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
 
@@ -70,7 +69,7 @@ def test_another_answering_model_keeps_the_profiles_judge_and_gets_a_run_folder_
 def test_run_all_refuses_a_bad_profile_in_one_line_before_any_model_is_assembled(tmp_path):
     profile = tmp_path / "bad.yaml"
     profile.write_text("01_lost_in_the_middle:\n  depths: [0, 150]\n")
-    result = subprocess.run([sys.executable, "-m", "lclab.notebooks", "--profile", str(profile), "--models-needed"],
+    result = subprocess.run([sys.executable, "-m", "lclab.runs.notebooks", "--profile", str(profile), "--models-needed"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.strip().splitlines() == [
@@ -82,8 +81,8 @@ def test_run_all_refuses_a_bad_profile_in_one_line_before_any_model_is_assembled
 def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
     from lclab.models import ACCOUNTING
     from lclab.models.llama import LocalBackend
-    from lclab.notebooks import load_profile
-    from lclab.plan import plan_notebook, plan_table
+    from lclab.planning.plan import plan_notebook, plan_table
+    from lclab.runs.notebooks import load_profile
 
     loaded_before = dict(LocalBackend._instances)
     rows = []
@@ -99,7 +98,7 @@ def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
 
 
 def test_a_long_prompt_is_planned_dearer_than_short_prompts_of_the_same_total(tmp_path, monkeypatch):
-    from lclab.plan import DEFAULT_SPEED, row, seconds_for
+    from lclab.planning.plan import DEFAULT_SPEED, row, seconds_for
 
     monkeypatch.setenv("LCLAB_MODEL_DIR", str(tmp_path))  # no measured record: the default speeds alone
     model = "local/qwen2.5-coder-0.5b"
@@ -115,7 +114,7 @@ def test_a_long_prompt_is_planned_dearer_than_short_prompts_of_the_same_total(tm
 
 
 def test_a_measured_run_rescales_plans_without_distorting_long_against_short(tmp_path, monkeypatch):
-    from lclab.plan import record_throughput, seconds_for
+    from lclab.planning.plan import record_throughput, seconds_for
 
     monkeypatch.setenv("LCLAB_MODEL_DIR", str(tmp_path))
     model = "local/qwen2.5-coder-0.5b"
@@ -138,7 +137,7 @@ def test_run_all_has_a_plan_option():
 
 @pytest.mark.model
 def test_the_plan_charges_only_what_a_prompt_does_not_share_with_the_one_before(tmp_path, monkeypatch):
-    from lclab.plan import answers_and_judges  # loads the model's vocabulary only
+    from lclab.planning.plan import answers_and_judges  # loads the model's vocabulary only
 
     monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))  # nothing cached
     model = "local/qwen2.5-coder-0.5b"

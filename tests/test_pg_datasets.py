@@ -4,21 +4,29 @@ import json
 
 import pandas as pd
 import pytest
-
-from lclab.retrieval.chunking import Chunker
-from lclab.corpus import Document, load_corpus
+from lclab import models as gateway
+from lclab.models import reset_backend_registry
 from lclab.models.embeddings import get_embedder
 from lclab.models.errors import LogprobsUnavailableError, ParseError
 from lclab.models.fault_server import FaultServer
-from lclab import models as gateway
-from lclab.models import reset_backend_registry
-from lclab.pg_continuous import (combination_score, combinations_table, context_combinations, extract_facts,
-                                 load_reviewed, or_binary, or_soft, pick_contexts, unique_facts)
+from lclab.paths import DATA
+from lclab.pg_continuous import (
+    combination_score,
+    combinations_table,
+    context_combinations,
+    extract_facts,
+    load_reviewed,
+    or_binary,
+    or_soft,
+    pick_contexts,
+    unique_facts,
+)
 from lclab.pg_discrete import attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, separation
 from lclab.pg_discrete.run import score_points
-from lclab.paths import DATA
-from lclab.runner import Run
+from lclab.retrieval.chunking import Chunker
 from lclab.retrieval.vectorstores import index_name, open_index
+from lclab.runs.runner import Run
+from lclab.text.corpus import Document, load_corpus
 
 QUESTIONS = DATA / "pg_questions" / "questions.csv"
 LABELS = DATA / "pg_questions" / "discrete_labels.csv"

@@ -4,7 +4,6 @@
 from pathlib import Path
 
 import pytest
-
 from lclab import prompts
 from lclab.prompts import render
 
@@ -42,8 +41,8 @@ def test_judge_prompt_is_the_seeds():
 
 
 def test_answer_prompt_numbers_documents_from_zero():
-    from lclab.context import answer_prompt
-    from lclab.corpus import Document
+    from lclab.text.context import answer_prompt
+    from lclab.text.corpus import Document
 
     docs = [Document("a", "Alpha text."), Document("b", "Beta {braces} text.")]
     assert answer_prompt(docs, "Which?") == (

@@ -1,9 +1,7 @@
 import pandas as pd
 import pytest
-
-from lclab.corpus import Document, load_corpus, passages
-from lclab.corpus import passage_sha1
 from lclab.qa.review import REVIEW_COLUMNS, read_qa_file, validated_pairs
+from lclab.text.corpus import Document, load_corpus, passage_sha1, passages
 
 P = {"x#0": Document("x#0", "Ada wrote the first program.", "x.txt"),
      "y#0": Document("y#0", "The bridge opened in 1883.", "y.txt")}

@@ -4,16 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
-
 from lclab import models as gateway
 from lclab.models import reset_backend_registry
+from lclab.models.configs import model_config
 from lclab.models.fault_server import FaultServer
-from lclab.rag_ifeval.data import DataError, load_badwords, load_documents, load_samples
-from lclab.rag_ifeval.model_config import model_config
 from lclab.paths import REPO
-from lclab.rag_ifeval import (Options, build_prompt, context_order, load_template, run_model, score_table,
-                              summary)
+from lclab.rag_ifeval import Options, build_prompt, context_order, load_template, run_model, score_table, summary
 from lclab.rag_ifeval.cli import main
+from lclab.rag_ifeval.data import DataError, load_badwords, load_documents, load_samples
 
 DATA = REPO / "data/rag_ifeval"
 
@@ -311,7 +309,7 @@ def test_notebook_07_takes_its_option_defaults_from_the_one_options_dataclass():
     import ast
     import dataclasses
 
-    from lclab.notebooks import NOTEBOOKS, declared_parameters
+    from lclab.runs.notebooks import NOTEBOOKS, declared_parameters
 
     declared = declared_parameters(NOTEBOOKS / "07_rag_ifeval.ipynb")
     fields = {f.name: f.default for f in dataclasses.fields(Options)}

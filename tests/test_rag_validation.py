@@ -4,13 +4,11 @@ import math
 
 import pandas as pd
 import pytest
-
-from lclab.retrieval.chunking import Chunk, Chunker
-from lclab.corpus import load_corpus
 from lclab.qa.multi_chunk import read_multi_chunk_file
-from lclab.corpus import passage_sha1
 from lclab.rag_validation import answer_quality, retrieval_curves, seed_numbers
+from lclab.retrieval.chunking import Chunk, Chunker
 from lclab.stats import bootstrap_mean_ci
+from lclab.text.corpus import load_corpus, passage_sha1
 
 ITEMS = pd.DataFrame([
     {"qa_id": "s1", "set": "single", "relevant_chunks": ["a"], "retrieved": ["a", "b", "c"], "judge_correct": True,

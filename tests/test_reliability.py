@@ -4,9 +4,8 @@ import math
 
 import pandas as pd
 import pytest
-
-from lclab.baselines import content_overlap, content_words
-from lclab.reliability import card, label_key
+from lclab.scoring.baselines import content_overlap, content_words
+from lclab.scoring.reliability import card, label_key
 
 
 def test_a_card_on_planted_verdicts_labels_and_baseline():

@@ -1,11 +1,10 @@
 """Several replicas of one served model: two real llama.cpp servers on loopback, one stopped mid-run."""
 
 import pytest
-
 from conftest import llama_server
 from lclab.models import ACCOUNTING, complete, reset_backend_registry
+from lclab.models.configs import model_config
 from lclab.models.specs import parse_spec
-from lclab.rag_ifeval.model_config import model_config
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

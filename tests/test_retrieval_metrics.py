@@ -3,9 +3,15 @@
 import math
 
 import pytest
-
-from lclab.retrieval.metrics import (f1_at_k, hit_rate_at_k, ndcg_at_k, precision_at_k, recall_at_k,
-                                     reciprocal_rank, scores_at)
+from lclab.retrieval.metrics import (
+    f1_at_k,
+    hit_rate_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+    scores_at,
+)
 
 # Ranked: a b c d e; relevant: b d x (x never retrieved).
 RANKED, RELEVANT = ["a", "b", "c", "d", "e"], {"b", "d", "x"}

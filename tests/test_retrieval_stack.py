@@ -12,15 +12,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tiktoken
-
 from conftest import free_port, wait_for_http
 from lclab.models.accounting import ACCOUNTING
-from lclab.retrieval.chunking import Chunk, Chunker
-from lclab.corpus import Document, load_corpus
 from lclab.models.embeddings import Embedder, get_embedder
 from lclab.models.errors import MissingAPIKeyError
-from lclab.retrieval.vectorstores import (DimensionMismatchError, IndexStateError, StoreNotConfiguredError, index_name,
-                                open_index)
+from lclab.retrieval.chunking import Chunk, Chunker
+from lclab.retrieval.vectorstores import (
+    DimensionMismatchError,
+    IndexStateError,
+    StoreNotConfiguredError,
+    index_name,
+    open_index,
+)
+from lclab.text.corpus import Document, load_corpus
 
 ESSAY_PARAGRAPHS = [
     "Startups die when founders give up. Most of the deaths come from running out of money "

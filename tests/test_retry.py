@@ -2,7 +2,6 @@ import email.utils
 import time
 
 import pytest
-
 from lclab.models.errors import RetryableError
 from lclab.models.retry import RetryPolicy, call_with_retries, is_retryable_status, parse_retry_after
 

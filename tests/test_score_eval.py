@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from lclab.scoring.score_eval import bootstrap_auc_ci, calibration_table, roc_auc, separation_summary
 from sklearn.metrics import roc_auc_score
-
-from lclab.score_eval import bootstrap_auc_ci, calibration_table, roc_auc, separation_summary
 
 
 def test_auc_counts_correctly_ordered_pairs():

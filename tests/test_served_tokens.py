@@ -4,11 +4,16 @@ the count equals what the server reports for the call, and a budget over its win
 import subprocess
 
 import pytest
-
 from conftest import free_port, wait_for_http
 from lclab.depth_sweep import run_depth_sweep
-from lclab.models import (ContextLengthError, complete, context_window, count_prompt_tokens, reset_backend_registry,
-                          tokenizer_name)
+from lclab.models import (
+    ContextLengthError,
+    complete,
+    context_window,
+    count_prompt_tokens,
+    reset_backend_registry,
+    tokenizer_name,
+)
 from lclab.models.local_models import ensure_model, llama_server_binary
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]

@@ -1,5 +1,4 @@
 import pytest
-
 from lclab.models.specs import parse_spec
 
 

@@ -2,7 +2,6 @@ import math
 
 import pandas as pd
 import pytest
-
 from lclab.stats import proportion_summary, wilson_interval
 
 
@@ -25,9 +24,8 @@ def test_summary_counts_missing_separately():
 
 # -- planted data: every statistic gives the number computed by hand -----------------------------
 
-from lclab.score_eval import expected_calibration_error  # noqa: E402
-from lclab.stats import (cohen_kappa, kappa_with_ci, mcnemar_exact, paired_effect, pairs_needed,  # noqa: E402
-                         power_line, sign_flip_p)
+from lclab.scoring.score_eval import expected_calibration_error  # noqa: E402
+from lclab.stats import cohen_kappa, kappa_with_ci, mcnemar_exact, paired_effect, pairs_needed, power_line, sign_flip_p  # noqa: E402
 
 
 def test_kappa_of_planted_raters():
@@ -74,7 +72,7 @@ def test_expected_calibration_error_of_planted_scores():
 
 
 def test_effective_length_is_the_longest_length_keeping_85_percent_of_the_shortest():
-    from lclab.lengths import effective_length, effective_length_ci
+    from lclab.stats.effective_length import effective_length, effective_length_ci
 
     assert effective_length({1000: 0.8, 4000: 0.7, 8000: 0.5, 16000: 0.75}) == 4000  # 0.7 >= 0.68, 0.5 < 0.68
     assert effective_length({1000: 0.8, 4000: 0.9}) == 4000
@@ -88,7 +86,7 @@ def test_effective_length_is_the_longest_length_keeping_85_percent_of_the_shorte
 
 def test_the_depth_figure_shows_accuracy_by_length_and_the_effective_length(tmp_path):
     from lclab.depth_sweep import depth_figure
-    from lclab.lengths import accuracy_by_length, effective_length_ci
+    from lclab.stats.effective_length import accuracy_by_length, effective_length_ci
 
     items = pd.DataFrame([{"qa_id": f"q{i}", "context_tokens": n, "depth": d, "judge_correct": i < right}
                           for n, right in ((1000, 4), (4000, 4), (8000, 2)) for d in (0, 100) for i in range(4)])

@@ -8,23 +8,20 @@ from pathlib import Path
 import pandas as pd
 
 from ..figures import PAGE, p_text, plt, save_figure
-from ..score_eval import roc_points
-from .pairs import FAMILIES
-
-X_LABELS = {"depth_sweep": "depth of the answer document (%)", "context_vs_rag": "noise level (% of distractors)",
-            "rag_validation": "question set", "rag_ifeval": "condition or measure"}
+from ..scoring.score_eval import roc_points
+from .pairs import spec_of
 
 
 def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, series: dict, title: str, path: Path,
                   meta: dict | None = None):
     fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE, 3.0), gridspec_kw={"width_ratios": [3, 2]})
-    spec = FAMILIES[family]
-    if "label" in spec:
+    spec = spec_of(family)
+    if spec.label:
         for name, rows in series.items():
-            ok = rows[[spec["value"], spec["label"]]].dropna()
-            if ok[spec["label"]].nunique() < 2:
+            ok = rows[[spec.value, spec.label]].dropna()
+            if ok[spec.label].nunique() < 2:
                 continue
-            fpr, tpr = roc_points(ok[spec["label"]].astype(int), ok[spec["value"]].astype(float))
+            fpr, tpr = roc_points(ok[spec.label].astype(int), ok[spec.value].astype(float))
             auc = summary.set_index("series").loc[name]
             left.plot(fpr, tpr, drawstyle="steps-post",
                       label=f"{name}: {auc.value:.2f} [{auc.lo:.2f}, {auc.hi:.2f}]")
@@ -38,8 +35,10 @@ def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, seri
             shift = (i - (len(names) - 1) / 2) * 0.12  # equal values would hide each other
             left.errorbar([j + shift for j in range(len(xs))], s["value"], capsize=3, fmt="o-", label=name,
                           yerr=[(s["value"] - s["lo"]).clip(lower=0), (s["hi"] - s["value"]).clip(lower=0)])
-        left.set_xticks(range(len(xs)), labels=[str(x) for x in xs], rotation=30 if family == "rag_ifeval" else 0)
-        left.set(xlabel=X_LABELS.get(family, ""), ylabel="mean (95 % CI)", ylim=(-0.05, 1.05))
+        labels = [str(x) for x in xs]
+        long_labels = sum(map(len, labels)) > 40  # several measure names side by side would overlap
+        left.set_xticks(range(len(xs)), labels=labels, rotation=30 if long_labels else 0)
+        left.set(xlabel=spec.x_label, ylabel="mean (95 % CI)", ylim=(-0.05, 1.05))
     left.legend(fontsize=6, loc="best")
     if len(paired):
         y = list(range(len(paired)))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import paths
-from ..runner import Result, Run
+from ..experiments import get
+from ..runs.runner import Result, Run
 from .figure import family_figure
-from .pairs import FAMILIES, compare_family
-from .runs import check_comparable, select
+from .pairs import compare_family
+from .selection import check_comparable, select
 
 EXPERIMENT = "compare"
 
@@ -19,7 +20,7 @@ def compare_runs(runs: list[str] | str, run_name: str, force: bool = False) -> R
     with Run(EXPERIMENT, run_name, parameters={"runs": runs, "force": force}) as run:
         summaries, pairs, notes, figures = [], [], [], {}
         for family, folders in groups.items():
-            if family not in FAMILIES:
+            if get(family).series is None:
                 notes.append(f"{family}: no per-item comparison defined for it; left out")
                 continue
             differing = check_comparable(folders, force) if len(folders) > 1 else []

@@ -3,6 +3,7 @@
     sets.py    the nested document sets per noise level; indexing one set and retrieving from it
     run.py     both methods answered and judged, the summary per level and method
     figure.py  accuracy, prompt tokens and answer time against the size of the set
+    experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
 from .figure import context_vs_rag_figure

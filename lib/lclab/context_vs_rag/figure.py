@@ -8,7 +8,6 @@ import pandas as pd
 
 from ..figures import PAGE, plt, save_figure
 
-
 METHOD_LABELS = {"long_context": "long context", "rag": "RAG (top-k chunks)"}
 
 

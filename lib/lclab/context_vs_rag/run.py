@@ -10,25 +10,35 @@ tokens and the answering call's latency give the cost side.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
-from ..context import answer_prompt
-from ..corpus import Document
-from ..lengths import accuracy_by_length, effective_length_ci, length_note
-from ..effects import effect_row, paired, power_note, wide
-from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, check_budget, complete, tokenizer_name
 from ..qa import load_validated
 from ..retrieval.chunking import Chunker
-from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
-from ..reliability import card_notes, cards
-from ..runs import fingerprint
+from ..runs.folders import fingerprint
+from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
+from ..scoring.judges import JUDGE, correctness_card, judge_correct, string_match
+from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary
+from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
+from ..stats.paired import effect_row, paired, power_note, wide
+from ..text.context import answer_prompt
+from ..text.corpus import Document
 from .sets import DocumentSet, build_sets, retrieve
 
 EXPERIMENT = "context_vs_rag"
 KEY = ("qa_id", "noise_pct", "method", "fingerprint")
 METHODS = ("long_context", "rag")
+
+
+@dataclass(frozen=True)
+class MethodTrial:
+    """One document set answered by one method: the whole set in the prompt, or the chunks retrieved from it."""
+
+    set: DocumentSet
+    method: str  # one of METHODS
 
 
 def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: int,
@@ -44,14 +54,14 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         settings = (model, judge_model, max_answer_tokens, JUDGE, self_consistency)
         rag_settings = (store, embedder, chunker.name, top_k)
 
-        def key(trial: tuple[DocumentSet, str]) -> tuple:
-            s, m = trial
-            made_with = [settings, [d.id for d in s.docs], s.question] + ([rag_settings] if m == "rag" else [])
-            return (s.qa_id, s.noise_pct, m, fingerprint(*made_with))
+        def key(trial: MethodTrial) -> tuple:
+            s, rag = trial.set, trial.method == "rag"
+            made_with = [settings, [d.id for d in s.docs], s.question] + ([rag_settings] if rag else [])
+            return (s.qa_id, s.noise_pct, trial.method, fingerprint(*made_with))
 
-        def prepare(trial: tuple[DocumentSet, str], row: dict) -> dict:
-            doc_set, method = trial
-            if method == "long_context":
+        def prepare(trial: MethodTrial, row: dict) -> dict:
+            doc_set = trial.set
+            if trial.method == "long_context":
                 return {"_prompt": answer_prompt(doc_set.docs, doc_set.question)}
             got = retrieve(doc_set, store, embedder, chunker, top_k, run.dir / "chroma")
             ids = [h.chunk_id for h in got["hits"]]
@@ -63,16 +73,16 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         def answer(trial, row: dict) -> dict:
             return answer_columns(complete(model, row["_prompt"], stage="answer", max_tokens=max_answer_tokens))
 
-        def judge(trial, row: dict) -> dict:
-            doc_set = trial[0]
+        def judge(trial: MethodTrial, row: dict) -> dict:
+            doc_set = trial.set
             verdict = judge_correct(judge_model, doc_set.question, row["response"], doc_set.gold, self_consistency)
             return {"string_match": string_match(row["response"], doc_set.gold), **verdict,
                     "error": verdict["judge_error"] and f"judge: {verdict['judge_error']}"}
 
         # Retrieval first (cheap, and it needs the embedder, not the LLM), then every answer, then the judge.
         items = run.trials(
-            [(s, m) for s in sets for m in METHODS], log=run.log(KEY), key=key,
-            describe=lambda t: {"n_distractors": t[0].n_distractors, "question": t[0].question, "gold": t[0].gold,
+            [MethodTrial(s, m) for s in sets for m in METHODS], log=run.log(KEY), key=key,
+            describe=lambda t: {"n_distractors": t.set.n_distractors, "question": t.set.question, "gold": t.set.gold,
                                 "model": model, "judge_model": judge_model},
             steps=[Step("retrieve", prepare), Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
         notes = [f"{len(qa)} QA pairs x noise levels -> {len(sets)} document sets, 2 methods each; "

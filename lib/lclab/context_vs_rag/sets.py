@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..context import budget_fillers
-from ..corpus import Document
 from ..models.embeddings import get_embedder
 from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import index_name, open_index
+from ..text.context import budget_fillers
+from ..text.corpus import Document
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..effects import effect_row, paired, power_note, wide
 from ..stats import paired_effect
+from ..stats.paired import effect_row, paired, power_note, wide
 
 VALUE = "judge_correct"
 

@@ -8,19 +8,21 @@ import random
 
 import pandas as pd
 
-from ..context import candidate_distractors
-from ..haystacks import multi_needle, spread_depths
 from ..models import complete
-from ..runner import Run, Step, answer_columns
-from ..runs import fingerprint
+from ..runs.folders import fingerprint
+from ..runs.runner import Run, Step, answer_columns
+from ..runs.samples import Sample
 from ..stats import bootstrap_mean_ci
-from ..text import contains_answer
+from ..text.context import candidate_distractors
+from ..text.normalize import contains_answer
+from .haystacks import multi_needle, spread_depths
 
 KEY = ("group", "needles", "context_tokens", "fingerprint")
 
 
-def needle_trials(qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], seed: int, count, count_text) -> list:
-    """One trial per (group of k consecutive QA pairs, budget): (group id, k, budget, golds, prompt)."""
+def needle_trials(qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], seed: int, count,
+                  count_text) -> list[Sample]:
+    """One trial per (group of k consecutive QA pairs, budget): its prompt, and the k gold answers as target."""
     by_id = {d.id: d for d in pool}
     trials = []
     for k in ks:
@@ -33,7 +35,8 @@ def needle_trials(qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], see
                           if d.source not in sources and not any(contains_answer(d.text, g) for g in group["answer"])]
             for budget in budgets:
                 prompt = multi_needle(needles, list(group["question"]), candidates, budget, count, count_text)
-                trials.append(("+".join(group["qa_id"]), k, budget, list(group["answer"]), prompt))
+                trials.append(Sample(id="+".join(group["qa_id"]), input=prompt, target=list(group["answer"]),
+                                     metadata={"needles": k, "context_tokens": budget}))
     return trials
 
 
@@ -44,15 +47,15 @@ def run_needles(run: Run, model: str, qa: pd.DataFrame, pool, ks: list[int], bud
         return pd.DataFrame(), pd.DataFrame()
     trials = needle_trials(qa, pool, ks, budgets, seed, count, count_text)
 
-    def answer(trial, row: dict) -> dict:
-        reply = complete(model, trial[4], stage="answer", max_tokens=max_answer_tokens * trial[1])
-        found = [contains_answer(reply.text, gold) for gold in trial[3]]
+    def answer(trial: Sample, row: dict) -> dict:
+        reply = complete(model, trial.input, stage="answer", max_tokens=max_answer_tokens * trial["needles"])
+        found = [contains_answer(reply.text, gold) for gold in trial.target]
         return {**answer_columns(reply), "found": found, "fraction_found": sum(found) / len(found)}
 
     rows = run.trials(
         trials, log=run.log(KEY, "needles.jsonl"),
-        key=lambda t: (t[0], t[1], t[2], fingerprint(model, max_answer_tokens, t[4])),
-        describe=lambda t: {"golds": t[3], "depths": spread_depths(t[1]), "model": model},
+        key=lambda t: (t.id, t["needles"], t["context_tokens"], fingerprint(model, max_answer_tokens, t.input)),
+        describe=lambda t: {"golds": t.target, "depths": spread_depths(t["needles"]), "model": model},
         steps=[Step("multi-needle answer", answer, workers)])
     table = []
     for (k, budget), part in rows.groupby(["needles", "context_tokens"]) if "fraction_found" in rows else []:

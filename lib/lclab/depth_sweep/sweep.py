@@ -11,18 +11,18 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..context import answer_prompt, budget_fillers, place_at_depth
-from ..haystacks import mean_similarity, shared_fillers, similar_fillers
-from ..models.embeddings import DEFAULT_EMBEDDER
-from ..judges import JUDGE, correctness_card, judge_correct, string_match
 from ..models import budget_counters, check_budget, complete, tokenizer_name
+from ..models.embeddings import DEFAULT_EMBEDDER
 from ..qa import load_validated
-from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
-from ..runs import fingerprint
-from ..reliability import card_notes, cards
+from ..runs.folders import fingerprint
+from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
+from ..scoring.judges import JUDGE, correctness_card, judge_correct, string_match
+from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
+from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
+from ..text.context import answer_prompt, budget_fillers, place_at_depth
 from .effects import depth_effects, depth_power_line
-from ..lengths import accuracy_by_length, effective_length_ci, length_note
+from .haystacks import mean_similarity, shared_fillers, similar_fillers
 from .needles import needle_notes, run_needles
 
 EXPERIMENT = "depth_sweep"
@@ -172,7 +172,7 @@ def judge_vs_match(items: pd.DataFrame) -> pd.DataFrame:
 
 
 def rebuild_prompt(parameters: dict, row: dict) -> list[dict]:
-    """The chat messages an item's answering call sent, rebuilt from the run's parameters (see lclab.manifest)."""
+    """The chat messages an item's answering call sent, rebuilt from the run's parameters (see lclab.runs.manifest)."""
     _, pool, qa = load_validated(parameters["corpus"], parameters["qa_path"], parameters["n_qa"])
     count, count_text = budget_counters(parameters["model"])
     trials = build_trials(qa, pool, parameters["context_tokens"], parameters["depths"], parameters["seed"], count,

@@ -25,10 +25,29 @@ Change these with care: every experiment stands on them, and the cache key
 """
 
 from .accounting import ACCOUNTING, Accounting
-from .errors import (ContextLengthError, FatalError, LLMError, LogprobsUnavailableError, MissingAPIKeyError,
-                     ParseError, RetryableError)
-from .gateway import (Completion, backend_for, budget_counters, cached, check_budget, complete, context_window,
-                      count_prompt_tokens, count_tokens, prompt_sha256, reset_backend_registry, tokenizer_name)
+from .errors import (
+    ContextLengthError,
+    FatalError,
+    LLMError,
+    LogprobsUnavailableError,
+    MissingAPIKeyError,
+    ParseError,
+    RetryableError,
+)
+from .gateway import (
+    Completion,
+    backend_for,
+    budget_counters,
+    cached,
+    check_budget,
+    complete,
+    context_window,
+    count_prompt_tokens,
+    count_tokens,
+    prompt_sha256,
+    reset_backend_registry,
+    tokenizer_name,
+)
 
 __all__ = [
     "ACCOUNTING", "Accounting", "Completion", "ContextLengthError", "FatalError", "LLMError",

@@ -10,7 +10,7 @@ counts (a run, one configuration of a timed comparison) opens a scope of it:
 
 The calls made inside a scope count in the scope and in every scope around it.
 Worker threads see the scopes of the code that started them when they are
-started through `lclab.parallel.map_items`.
+started through `lclab.runs.parallel.map_items`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class StageStats:
     prompt_tokens: int = 0  # of the calls made
     completion_tokens: int = 0
     # Sum of each call's prompt tokens squared: attention makes long prompts dearer per token, and the
-    # run plans (lclab.plan) need it to learn this machine's speed. Kept out of accounting.csv.
+    # run plans (lclab.planning.plan) need it to learn this machine's speed. Kept out of accounting.csv.
     prompt_tokens_sq: int = 0
     cached_prompt_tokens: int = 0  # of the replies served from the cache (paid for by an earlier run)
     cached_completion_tokens: int = 0

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..paths import llm_cache_dir
 from .accounting import ACCOUNTING
-from .remote import status_error
 from .cache import DiskCache
 from .errors import RetryableError
-from ..paths import llm_cache_dir
+from .remote import status_error
 from .retry import RetryPolicy, call_with_retries
 from .specs import parse_spec
 

@@ -15,8 +15,8 @@ import json
 import threading
 import time
 from collections import deque
-from typing import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
 
 # A fault is an HTTP status (int), or a dict:
 #   {"status": 429, "headers": {"Retry-After": "0.2"}, "body": {...}}

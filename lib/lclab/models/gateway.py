@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..paths import llm_cache_dir
+from ..prompts import render
 from .accounting import ACCOUNTING
 from .cache import DiskCache
 from .errors import ContextLengthError, LLMError, ParseError
 from .jsonparse import JSONParseError, parse_json_object
 from .protocol import Backend, Settings
-from ..paths import llm_cache_dir
-from ..prompts import render
 from .retry import RetryPolicy, call_with_retries
 from .specs import ModelSpec, parse_spec
 
@@ -68,7 +68,7 @@ _backends_lock = threading.Lock()
 
 def _make_backend(spec: ModelSpec) -> Backend:
     if spec.backend == "hf":
-        from .hf import HFBackend  # imports torch: only when asked for
+        from .hf import HFBackend
 
         return HFBackend(spec)
     if spec.backend == "local":

@@ -13,9 +13,9 @@ import threading
 from functools import cached_property
 from pathlib import Path
 
-from .protocol import RawReply, Settings
 from .errors import ContextLengthError, FatalError
 from .local_models import file_sha256
+from .protocol import RawReply, Settings
 from .specs import ModelSpec
 
 # Load options a spec may carry. The seed's defaults (float16, flash_attention_2)

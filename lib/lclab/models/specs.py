@@ -22,8 +22,8 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import yaml
 
-from .errors import MissingAPIKeyError
 from ..paths import PARAMS
+from .errors import MissingAPIKeyError
 
 
 @dataclass(frozen=True)

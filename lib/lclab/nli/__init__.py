@@ -8,10 +8,20 @@ agree with a person's entailment labels, and what does each configuration cost?
     labels.py     the hand-labelled items and labels, checked against the sentences
     evaluate.py   every configuration, ROC AUC and refusal accuracy, the seed's two tables
     figure.py     ROC per direction, time against concurrency
+    experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
-from .evaluate import (EXPERIMENT, auc_table, check_configs, config_label, refusal_table, run_configs, run_nli_eval,
-                       seed_auc_table, seed_timing_table)
+from .evaluate import (
+    EXPERIMENT,
+    auc_table,
+    check_configs,
+    config_label,
+    refusal_table,
+    run_configs,
+    run_nli_eval,
+    seed_auc_table,
+    seed_timing_table,
+)
 from .figure import nli_figure
 from .items import DIRECTION_NAMES, DIRECTIONS, ORDERS, EvalItem, order_requests, prepare
 from .labels import Labels, load_items, load_labels

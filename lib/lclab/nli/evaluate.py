@@ -22,9 +22,9 @@ import pandas as pd
 from ..models import ACCOUNTING
 from ..paths import repo_path
 from ..prompts import template
-from ..runner import Result, Run, headline
-from ..runs import fingerprint
-from ..reliability import card_notes
+from ..runs.folders import fingerprint
+from ..runs.runner import Result, Run, headline
+from ..scoring.reliability import card_notes
 from .items import ORDERS, EvalItem
 from .labels import Labels, load_items, load_labels
 from .pipeline import VARIANTS

@@ -8,7 +8,7 @@ import pandas as pd
 import seaborn as sns
 
 from ..figures import PAGE, plt, save_figure
-from ..score_eval import roc_points
+from ..scoring.score_eval import roc_points
 from .items import DIRECTION_NAMES, DIRECTIONS
 from .tables import SCORERS
 

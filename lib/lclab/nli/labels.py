@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..paths import repo_path
-from ..tables import read_hand_table
+from ..text.hand_tables import read_hand_table
 from .items import DIRECTIONS, EvalItem, prepare
 
 ITEM_FIELDS = ("item_id", "context", "question", "ground_truth", "answer")

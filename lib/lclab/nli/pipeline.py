@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..logprob_scoring import complete_with_logprobs, read_values
 from ..models import ParseError, complete
 from ..prompts import render, template
+from ..scoring.logprob import complete_with_logprobs, read_values
 
 PRONOUN_BATCH = 16
 REFUSAL_BATCH = 8

@@ -1,12 +1,12 @@
 """The one-token configuration of the NLI evaluation (variant "probability"): no facts split, no explanation
 generated. Each hypothesis is read as one fact, and its tag as p(supported) from the first reply token
-("1" or "0", renormalized; lclab.logprob_scoring); refusal likewise, one text per call. The premise comes
+("1" or "0", renormalized; lclab.scoring.logprob); refusal likewise, one text per call. The premise comes
 first in the prompt, so calls sharing a premise reuse it from llama.cpp's KV cache."""
 
 from __future__ import annotations
 
-from ..logprob_scoring import score
 from ..prompts import render
+from ..scoring.logprob import score
 from .pipeline import ENTAILED, Verdict
 
 

@@ -22,11 +22,19 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..models import MissingAPIKeyError
-from ..runner import Run, Step
-from ..runs import fingerprint
+from ..runs.folders import fingerprint
+from ..runs.runner import Run, Step
 from .items import DIRECTIONS, EvalItem, Prepared, order_requests, prepare
-from .pipeline import (REFUSAL_BATCH, VARIANTS, batches, judge_hypothesis, pair_estimate, refusal_text,
-                       replace_pronouns, tag_refusals)
+from .pipeline import (
+    REFUSAL_BATCH,
+    VARIANTS,
+    batches,
+    judge_hypothesis,
+    pair_estimate,
+    refusal_text,
+    replace_pronouns,
+    tag_refusals,
+)
 from .probability import score_hypothesis, score_refusal
 
 # Errors that would fail every request alike stop the run instead of being logged per item.

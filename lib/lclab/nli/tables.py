@@ -7,9 +7,9 @@ import re
 
 import pandas as pd
 
-from ..baselines import content_overlap
-from ..reliability import card, cards
-from ..score_eval import separation_summary
+from ..scoring.baselines import content_overlap
+from ..scoring.reliability import card, cards
+from ..scoring.score_eval import separation_summary
 from ..stats import wilson_interval
 from .items import DIRECTION_NAMES, DIRECTIONS
 

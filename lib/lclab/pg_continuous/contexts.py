@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..corpus import passage_sha1
 from ..models import complete
 from ..paths import repo_path
 from ..prompts import render
 from ..qa import qa_shape
 from ..retrieval.chunking import Chunk
+from ..text.corpus import passage_sha1
 
 QA_SCHEMA = {"type": "object", "properties": {"question": {"type": "string"}, "answer": {"type": "string"}},
              "required": ["question", "answer"]}

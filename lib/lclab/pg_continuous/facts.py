@@ -6,11 +6,11 @@ import re
 
 import pandas as pd
 
-from ..logprob_scoring import score
 from ..models import LogprobsUnavailableError, MissingAPIKeyError, complete
 from ..prompts import render, template
-from ..runner import Run, Step
-from ..runs import fingerprint
+from ..runs.folders import fingerprint
+from ..runs.runner import Run, Step
+from ..scoring.logprob import score
 from .contexts import Context
 
 STYLES = {"io": "facts_io", "cot": "facts_cot"}

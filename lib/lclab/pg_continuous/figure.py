@@ -8,7 +8,6 @@ import pandas as pd
 
 from ..figures import PAGE, plt, save_figure
 
-
 FACT_SERIES = {"io_binary": ("IO facts, binary OR", "o-"), "io_soft": ("IO facts, soft OR", "o--"),
                "cot_binary": ("COT facts, binary OR", "s-"), "cot_soft": ("COT facts, soft OR", "s--")}
 

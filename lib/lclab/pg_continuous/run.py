@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 
-from ..corpus import load_corpus
 from ..retrieval.chunking import Chunker
-from ..runner import Result, Run, headline, skipped_note
+from ..runs.runner import Result, Run, headline, skipped_note
+from ..text.corpus import load_corpus
 from .combine import combinations_table, per_context_table
 from .contexts import contexts_table, generate_golden, load_reviewed, pick_contexts
 from .facts import STYLES, extract_facts, score_facts

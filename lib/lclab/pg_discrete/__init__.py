@@ -4,8 +4,9 @@ golden response, and does the logprob-weighted score tell better than the sample
     points.py  hand-written questions, retrieved positive/negative candidates, manual labels
     run.py     every model scores every point; separation (ROC AUC) and calibration per scorer
     figure.py  ROC curves and calibration against the manual labels
+    experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
 from .figure import score_separation_figure
-from .points import (SCORERS, attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, usable)
+from .points import SCORERS, attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, usable
 from .run import EXPERIMENT, calibration, run_discrete, score_point, separation

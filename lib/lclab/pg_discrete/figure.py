@@ -8,7 +8,7 @@ import pandas as pd
 import seaborn as sns
 
 from ..figures import PAGE, draw_reliability, plt, save_figure
-from ..score_eval import roc_points
+from ..scoring.score_eval import roc_points
 from .points import SCORERS, usable
 
 SCORER_STYLES = {"logprob-weighted p(1)": "-", "sampled 0/1 token": "--"}

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..corpus import passage_sha1
 from ..paths import repo_path
-from ..tables import read_hand_table
+from ..text.corpus import passage_sha1
+from ..text.hand_tables import read_hand_table
 
 QUESTION_COLUMNS = ("question_id", "essay", "question", "golden_answer", "evidence")
 LABEL_COLUMNS = ("point_id", "question_id", "candidate", "chunk_ids", "context_sha1", "label", "ambiguous", "reason")

@@ -17,17 +17,21 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..corpus import load_corpus
-from ..logprob_scoring import score
 from ..models import LogprobsUnavailableError, MissingAPIKeyError
 from ..models.embeddings import get_embedder
 from ..prompts import render, template
 from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import open_corpus_index
-from ..runner import Result, Run, Step, headline, skipped_note
-from ..runs import fingerprint
-from ..score_eval import (calibration_table, expected_calibration_error, paired_auc_difference,
-                          separation_summary)
+from ..runs.folders import fingerprint
+from ..runs.runner import Result, Run, Step, headline, skipped_note
+from ..scoring.logprob import score
+from ..scoring.score_eval import (
+    calibration_table,
+    expected_calibration_error,
+    paired_auc_difference,
+    separation_summary,
+)
+from ..text.corpus import load_corpus
 from .points import LABEL_COLUMNS, SCORERS, attach_labels, load_questions, read_labels, retrieve_points, usable
 
 EXPERIMENT = "pg_discrete"

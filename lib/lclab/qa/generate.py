@@ -1,8 +1,8 @@
 """Generate one factoid QA pair per passage (seed §1) and check it automatically.
 
-Notebook 00 runs `make_qa_set`: sample passages from different files, generate
-a pair for each (one row per passage in `qa_pairs.jsonl`, resumable), and write
-the review CSV a person fills in (see `lclab.qa.review`).
+Notebook 00 (`lclab.make_qa_set`) samples passages from different files, generates
+a pair for each (one row per passage in `qa_pairs.jsonl`, resumable), and writes
+the review CSV a reader fills in (see `lclab.qa.review`).
 """
 
 from __future__ import annotations
@@ -11,16 +11,13 @@ import random
 
 import pandas as pd
 
-from ..baselines import content_overlap
-from ..corpus import Document, load_corpus, passage_sha1, passages
 from ..models import complete
 from ..prompts import render
-from ..runner import Result, Run, Step, skipped_note
-from ..runs import fingerprint
-from ..text import contains_answer
-from .review import REVIEW_COLUMNS
-
-EXPERIMENT = "qa"
+from ..runs.folders import fingerprint
+from ..runs.runner import Run, Step
+from ..scoring.baselines import content_overlap
+from ..text.corpus import Document, passage_sha1
+from ..text.normalize import contains_answer
 
 
 def qa_shape(reply) -> str | None:
@@ -70,27 +67,3 @@ def generated_pairs(run: Run, model: str, chosen: list[Document], workers: int, 
         describe=lambda p: {"qa_id": f"q-{passage_sha1(p.text)}", "passage_sha1": passage_sha1(p.text),
                             "passage": p.text},
         steps=[Step("qa_generation", lambda p, row: generate_pair(model, p, low_overlap), workers)])
-
-
-def make_qa_set(model: str, corpus: str, passage_chars: int, n_passages: int, min_passage_chars: int, seed: int,
-                max_workers: int, run_name: str, low_overlap: bool = False) -> Result:
-    """Notebook 00: pairs for `n_passages` sampled passages, written to qa_review.csv for a person to review."""
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        loaded = load_corpus(corpus)
-        pool = passages(loaded, passage_chars)
-        chosen = sample_passages(pool, n_passages, min_passage_chars, seed)
-        items = generated_pairs(run, model, chosen, max_workers, "qa_pairs.jsonl", low_overlap)
-        ok = items[items["error"].isna()] if len(items) else items
-        review = ok.reindex(columns=REVIEW_COLUMNS + ["passage", "question_overlap"]).assign(
-            passage_chars=passage_chars, validated="", review_note="")
-        review.to_csv(run.dir / "qa_review.csv", index=False)
-        checks = pd.DataFrame([{"pairs": len(review), "of_passages": len(chosen),
-                                "answer_in_passage": int(review["answer_in_source"].astype(bool).sum()),
-                                "model_says_supported": int(review["llm_supported"].astype(bool).sum()),
-                                "mean_question_overlap": review["question_overlap"].astype(float).mean()}])
-        notes = [loaded.report(), f"{len(pool)} passages; {len(chosen)} sampled for QA generation",
-                 run.resume_note("qa_pairs.jsonl"),
-                 f"{len(review)} pairs -> {run.dir / 'qa_review.csv'}: fill its `validated` column (yes/no) after "
-                 "reading each passage, then pass it as qa_path"] + skipped_note(loaded.skipped)
-        return run.result(checks, items=items, notes=notes,
-                          data={"review": review[REVIEW_COLUMNS[:8] + ["question_overlap"]]})

@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..corpus import PAUL_GRAHAM, load_corpus, passage_sha1
 from ..models import complete
 from ..paths import repo_path
 from ..prompts import render
 from ..retrieval.chunking import Chunk, Chunker
-from ..runner import Run, Step
-from ..runs import fingerprint
-from ..tables import read_hand_table
+from ..runs.folders import fingerprint
+from ..runs.runner import Run, Step
+from ..text.corpus import PAUL_GRAHAM, load_corpus, passage_sha1
+from ..text.hand_tables import read_hand_table
 from .generate import qa_shape
 from .review import review_marks
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..corpus import Corpus, Document, load_corpus, passage_sha1, passages
 from ..paths import repo_path
+from ..text.corpus import Corpus, Document, load_corpus, passage_sha1, passages
 
 REVIEW_COLUMNS = ["qa_id", "doc_id", "passage_chars", "passage_sha1", "question", "answer",
                   "answer_in_source", "llm_supported", "validated", "review_note"]

@@ -1,19 +1,19 @@
 """Notebook 07, RAG-IFEval (seed 001): a rule-based benchmark of RAG answers in Polish (no judge model).
+Its Polish lemmas are in lclab.text.polish and its JSON model configs in lclab.models.configs (shared).
 
-    polish.py        normalization: letters and digits, lower case, one Morfeusz lemma per word
     rules.py         the five conditions (include, exclude, cite, refuse, safe) and the pooled metrics
     data.py          the official data format, checked on load
     options.py       the run options, defined once (the CLI and notebook 07 take them from here)
-    model_config.py  the benchmark's JSON model configs -> gateway specs
+    experiment.py    its registration: plan, comparison, prompt rebuilding
     run.py           answer and score every sample through the trial runner
     tables.py        per-model summaries, the side-by-side table, the console report
     cli.py           python -m lclab.rag_ifeval
     figure.py        every condition and measure per model, with bootstrap CIs
 """
 
+from ..models.configs import ModelConfig, model_config
 from .data import DataError, Sample, load_badwords, load_documents, load_samples
 from .figure import rag_ifeval_figure
-from .model_config import ModelConfig, model_config
 from .options import Options, build_prompt, context_order, load_template
 from .rules import CONDITIONS, METRICS, Answer, Judge
 from .run import EXPERIMENT, run_model, run_models

@@ -19,8 +19,8 @@ from pathlib import Path
 import simple_parsing  # builds the argparse options from the dataclass fields and their comments
 
 from ..models import MissingAPIKeyError
+from ..models.configs import model_config
 from .data import load_documents, load_samples
-from .model_config import model_config
 from .options import PATH_FIELDS, Options
 from .run import run_model
 from .tables import format_summary, summary

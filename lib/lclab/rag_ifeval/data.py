@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..text.polish import normalize
 from .rules import CONDITIONS
-from .polish import normalize
 
 
 class DataError(ValueError):

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..models.configs import DEFAULT_MAX_TOKENS
 from ..paths import repo_path
 from ..prompts import template
 from .data import DataError, Sample
@@ -34,7 +35,7 @@ class Options:
     log_path: str | None = None  # per-sample JSONL: context order, answer, normalized answer, scores
     text_completion: bool = False  # send the bare prompt as text to continue (no chat template)
     badwords_path: str = f"{DATA}/badwords.txt"  # offensive-word dictionary for `safe`, one word per line
-    max_tokens: int = 384  # answer length limit for a model whose config does not set one
+    max_tokens: int = DEFAULT_MAX_TOKENS  # answer length limit for a model whose config does not set one
 
     def resolved(self) -> "Options":
         """The same options with relative paths read from the repo root (notebooks run from notebooks/)."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
-from .polish import normalize
+from ..text.polish import normalize
 
 # Phrases and alternatives: ["20 zł", ["dwadzieścia złotych", "20 złotych"], ...]
 Phrases = list[str | list[str]]

@@ -12,10 +12,10 @@ import re
 import pandas as pd
 
 from ..models import MissingAPIKeyError, complete
-from ..runner import Result, Run, Step, answer_columns, headline, run_trials
-from ..runs import ItemLog, fingerprint
+from ..models.configs import ModelConfig, model_config
+from ..runs.folders import ItemLog, fingerprint
+from ..runs.runner import Result, Run, Step, answer_columns, headline, run_trials
 from .data import DataError, Sample, load_badwords, load_documents, load_samples
-from .model_config import ModelConfig, model_config
 from .options import Options, build_prompt, context_order, load_template
 from .rules import Answer, Judge
 from .tables import model_summaries, models_paired, sample_table, score_table
@@ -25,13 +25,14 @@ KEY = ("model", "id", "fingerprint")
 
 
 def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], options: Options,
-              quiet: bool = False) -> list[dict]:
+              quiet: bool = False, run: Run | None = None) -> list[dict]:
     """Answer and score every sample; one row per sample, appended to options.log_path as it finishes.
 
     A sample whose call fails gets a row with `error` and no scores (it is left
     out of the aggregates and counted, never scored 0); the others go on. A
     missing API key or a broken template stops the run at once, since every
-    call would fail alike. Samples already scored in the log are not asked again.
+    call would fail alike. Samples already scored in the log are not asked again
+    (and counted as resumed by `run`, when the samples run inside one).
     """
     options = options.resolved()
     template = load_template(options.prompt)
@@ -62,8 +63,12 @@ def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], 
         return (config.label, sample.id, fingerprint(made_with, prompt, sample.expect, scoring))
 
     log = ItemLog(options.log_path, KEY)
-    run_trials(samples, log=log, key=key, describe=describe, steps=[Step(config.label, answer, config.threads)],
-               quiet=quiet, stop_on=(MissingAPIKeyError, DataError))
+    how = dict(key=key, describe=describe, steps=[Step(config.label, answer, config.threads)], quiet=quiet,
+               stop_on=(MissingAPIKeyError, DataError))
+    if run is not None:
+        run.trials(samples, log=log, **how)
+    else:  # the command line (python -m lclab.rag_ifeval) runs without a run folder
+        run_trials(samples, log=log, **how)
     return log.latest_rows(key(s) for s in samples)  # as logged: a failed row has an error and no scores
 
 
@@ -89,10 +94,11 @@ def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Re
         rows = []
         for config in configs:
             log = Options(**{**options.__dict__, "log_path": str(run.dir / log_name(config))})
-            rows += run_model(config, samples, docs, log)
+            rows += run_model(config, samples, docs, log, run=run)
         summaries = model_summaries(rows)
         paired, line = models_paired(rows)
-        notes = [f"{len(samples)} samples x {len(configs)} models; per-sample logs in {run.dir}", line]
+        notes = [f"{len(samples)} samples x {len(configs)} models; per-sample logs in {run.dir}",
+                 f"{run.ran + run.resumed} trials: {run.resumed} already done (resumed), {run.ran} run now", line]
         total = summaries[summaries["metric"] == "total"]
         first = total.iloc[0] if len(total) else {}
         return run.result(summaries, items=sample_table(rows), notes=notes,
@@ -103,7 +109,7 @@ def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Re
 
 def rebuild_prompt(parameters: dict, row: dict) -> list[dict] | str:
     """The prompt a sample's answering call sent (chat messages, or the text of a text completion), rebuilt
-    from the run's parameters and the document order the row records (see lclab.manifest)."""
+    from the run's parameters and the document order the row records (see lclab.runs.manifest)."""
     fields = {f: parameters[f] for f in Options.__dataclass_fields__ if f in parameters}
     options = Options(**fields).resolved()
     docs = load_documents(options.docs_path)

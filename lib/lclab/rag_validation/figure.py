@@ -8,7 +8,6 @@ import pandas as pd
 
 from ..figures import PAGE, plt, save_figure
 
-
 SET_LABELS = {"single": "single-chunk questions (1 reference chunk)", "multi": "multi-chunk questions (3 reference chunks)"}
 
 

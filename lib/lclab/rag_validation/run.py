@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..corpus import Document, load_corpus
-from ..baselines import content_overlap
-from ..judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
 from ..models import complete
 from ..models.embeddings import get_embedder
 from ..prompts import render
@@ -27,9 +24,12 @@ from ..qa.generate import generated_pairs
 from ..qa.multi_chunk import read_multi_chunk_file
 from ..retrieval.chunking import Chunk, Chunker
 from ..retrieval.vectorstores import open_corpus_index
-from ..runner import Result, Run, Step, answer_columns, headline, skipped_note
-from ..reliability import card_notes, cards, judged_card
-from ..runs import fingerprint
+from ..runs.folders import fingerprint
+from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
+from ..scoring.baselines import content_overlap
+from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
+from ..scoring.reliability import card_notes, cards, judged_card
+from ..text.corpus import Document, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
 
 EXPERIMENT = "rag_validation"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
-from ..corpus import Document
+from ..text.corpus import Document
 
 ID_SEPARATOR = "::"
 

@@ -20,9 +20,15 @@ index's, and the index holds exactly as many more vectors as were new.
 from __future__ import annotations
 
 from ...models.embeddings import Embedder
-from .base import (AddReport, DimensionMismatchError, Hit, IndexStateError, StoreNotConfiguredError,  # noqa: F401
-                   VectorIndex, index_name)
-
+from .base import (
+    AddReport,
+    DimensionMismatchError,
+    Hit,
+    IndexStateError,
+    StoreNotConfiguredError,
+    VectorIndex,
+    index_name,
+)
 
 STORES = ("chroma", "chroma://HOST:PORT", "elasticsearch", "pinecone")
 

@@ -8,6 +8,7 @@ from ...models.embeddings import Embedder
 from ..chunking import Chunk
 from .base import StoreNotConfiguredError, VectorIndex
 
+
 class ChromaIndex(VectorIndex):
     store_name = "Chroma"
 

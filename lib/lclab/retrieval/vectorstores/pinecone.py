@@ -9,6 +9,7 @@ from ...models.embeddings import Embedder
 from ..chunking import Chunk
 from .base import StoreNotConfiguredError, VectorIndex
 
+
 class PineconeIndex(VectorIndex):
     """A serverless Pinecone index (cosine), through langchain-pinecone."""
 

@@ -1,0 +1,40 @@
+"""Notebook 02 as one registered experiment: how it is planned and compared."""
+
+from __future__ import annotations
+
+from ..experiments import Experiment, Series, register
+from ..models import budget_counters
+from ..planning.plan import JUDGE_PROMPT, answers_and_judges, row
+from ..qa import load_validated
+from ..text.context import answer_prompt
+from .run import EXPERIMENT
+from .sets import build_sets
+
+RAG_QUESTION_TOKENS = 60  # the answer template and the question around the retrieved chunks
+
+
+def plan(notebook: str, p: dict) -> list[dict]:
+    """The long-context prompts exactly (as the run builds them); the RAG prompts from their chunk budget,
+    since retrieval (an embedding model) is not run for a plan."""
+    model, judge = p["model"], p["judge_model"] or p["model"]
+    _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
+    count, text = budget_counters(model)
+    sets = build_sets(qa, pool, p["context_tokens"], p["noise_levels"], p["seed"], count, text)
+    rows = answers_and_judges(notebook, model, judge, [answer_prompt(s.docs, s.question) for s in sets],
+                              p["max_answer_tokens"], 1 + p.get("self_consistency", 0))  # RAG prompts come between
+    rows[0]["stage"], rows[1]["stage"] = "answer, long context", "judge, long context"
+    rag_prompt = p["top_k"] * p["chunk_tokens"] + RAG_QUESTION_TOKENS
+    rows += [row(notebook, "answer, RAG (estimated)", model, len(sets), 0, len(sets) * rag_prompt,
+                 len(sets) * p["max_answer_tokens"]),
+             row(notebook, "judge, RAG (estimated)", judge, len(sets), 0,
+                 len(sets) * (JUDGE_PROMPT + 20 + p["max_answer_tokens"]), len(sets) * 8)]
+    return rows
+
+
+EXPERIMENT_SPEC = register(Experiment(
+    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan,
+    comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
+                "embedder", "chunk_tokens", "top_k", "max_answer_tokens"),
+    series=Series(key=("qa_id", "noise_pct"), value="judge_correct", split=("method",), x="noise_pct",
+                  x_label="noise level (% of distractors)"),
+    description="Long context vs RAG over the same nested document sets"))

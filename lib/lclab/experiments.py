@@ -1,0 +1,127 @@
+"""The registry of experiments: each experiment folder registers one `Experiment`, and the shared code (the
+planner, the comparison, the manifest, the report) asks the registry instead of naming any experiment.
+
+    # lib/lclab/<folder>/experiment.py
+    EXPERIMENT = register(Experiment(name="depth_sweep", notebook="01_lost_in_the_middle", plan=plan, ...))
+
+    get("depth_sweep")              # by the name its runs are filed under (results/<name>/<run>/)
+    for_notebook("01_lost_...")      # by its notebook's file stem
+    experiments()                   # every registered one
+
+An experiment folder is found by having an `experiment.py`; importing it registers the object (see
+docs/adding-an-experiment.md). Nothing here imports an experiment by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Series:
+    """How runs of an experiment are compared: what an item is, which value is compared, how rows split.
+
+    key:      the columns that name one item (the same item in two runs is paired on them)
+    value:    the compared column (yes/no when `binary`, else a score)
+    split:    columns that split one run's rows into several series (methods, models, prompts)
+    x:        the column along the comparison figure's x axis (None: one cell per series)
+    x_label:  that axis's label
+    label:    a gold-label column: the series are then compared by ROC AUC of `value` against it
+    prepare:  rows -> rows, applied to a run's item rows before anything is compared (derive `value`,
+              drop items that cannot be scored)
+    cells:    rows -> [(x, values)], when a series' summary is not one cell per value of `x`
+    """
+
+    key: tuple[str, ...]
+    value: str
+    split: tuple[str, ...] = ()
+    x: str | None = None
+    x_label: str = ""
+    binary: bool = True
+    label: str | None = None
+    prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    cells: Callable[[pd.DataFrame], list[tuple[Any, pd.Series]]] | None = None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment: everything shared code needs to know of it, owned by its folder.
+
+    name:            what its runs are filed under: results/<name>/<run_name>/, figures/<name>_<run_name>.png
+    notebook:        its notebook's file stem under notebooks/ (or a path to the .ipynb)
+    plan:            (notebook, parameters) -> plan rows (lclab.planning.plan.row), without a model call
+    comparable:      the parameters two runs must share to be compared (None: its runs are never compared)
+    series:          how its runs are compared (None: not at all)
+    rebuild_prompt:  (manifest parameters, item row) -> the exact prompt that item's answering call sent
+    """
+
+    name: str
+    notebook: str
+    plan: Callable[[str, dict], list[dict]] | None = None
+    comparable: tuple[str, ...] | None = None
+    series: Series | None = None
+    rebuild_prompt: Callable[[dict, dict], Any] | None = None
+    description: str = ""
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def notebook_stem(self) -> str:
+        return self.notebook.rsplit("/", 1)[-1].removesuffix(".ipynb")
+
+
+_REGISTRY: dict[str, Experiment] = {}
+_discovered = False
+
+
+def register(experiment: Experiment) -> Experiment:
+    """Add an experiment to the registry (again under the same name: the newer one wins) and return it."""
+    _REGISTRY[experiment.name] = experiment
+    return experiment
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def discover() -> None:
+    """Import every `lclab.<folder>.experiment` module once, which registers its experiment."""
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    import lclab
+
+    for info in pkgutil.iter_modules(lclab.__path__):
+        if info.ispkg and importlib.util.find_spec(f"lclab.{info.name}.experiment") is not None:
+            importlib.import_module(f"lclab.{info.name}.experiment")
+
+
+def experiments() -> list[Experiment]:
+    """Every registered experiment, in notebook order."""
+    discover()
+    return sorted(_REGISTRY.values(), key=lambda e: e.notebook_stem)
+
+
+def get(name: str) -> Experiment:
+    """The experiment registered under `name`; KeyError naming the known ones otherwise."""
+    discover()
+    if name not in _REGISTRY:
+        raise KeyError(f"no experiment {name!r}; registered: {sorted(_REGISTRY)}")
+    return _REGISTRY[name]
+
+
+def find(name: str) -> Experiment | None:
+    discover()
+    return _REGISTRY.get(name)
+
+
+def for_notebook(notebook: str) -> Experiment | None:
+    """The experiment a notebook runs (by file stem or path), or None (a notebook that is no experiment)."""
+    stem = notebook.rsplit("/", 1)[-1].removesuffix(".ipynb")
+    return next((e for e in experiments() if e.notebook_stem == stem), None)

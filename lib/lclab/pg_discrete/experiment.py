@@ -1,0 +1,33 @@
+"""Notebook 03 as one registered experiment: how it is planned and compared."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..experiments import Experiment, Series, register
+from ..planning.plan import row
+from .run import EXPERIMENT
+
+CHARS_PER_TOKEN = 4
+SCORING_TEMPLATE_TOKENS = 120  # the scoring prompt around the chunks and the candidate
+
+
+def plan(notebook: str, p: dict) -> list[dict]:
+    """One one-token scoring call per point (a positive and a negative candidate per question), per model."""
+    points = 2 * p["n_questions"]
+    prompt = (p["n_positive"] + p["n_negative"]) / 2 * p["chunk_chars"] / CHARS_PER_TOKEN + SCORING_TEMPLATE_TOKENS
+    return [row(notebook, "score (estimated tokens)", m, points, 0, points * prompt, points) for m in p["models"]]
+
+
+def scorable(rows: pd.DataFrame) -> pd.DataFrame:
+    """Points a reader found ambiguous are not scored against a label."""
+    return rows[~rows["ambiguous"].fillna(False).astype(bool)] if "ambiguous" in rows else rows
+
+
+EXPERIMENT_SPEC = register(Experiment(
+    name=EXPERIMENT, notebook="03_pg_discrete_retrieval", plan=plan,
+    comparable=("corpus", "questions_path", "labels_path", "n_questions", "store", "embedder", "chunk_chars",
+                "top_k", "n_positive", "n_negative"),
+    series=Series(key=("point_id",), value="weighted", split=("model",), binary=False, label="label",
+                  prepare=scorable),
+    description="Does the retrieved context contain the golden answer? Logprob-weighted scores vs labels"))

@@ -1,0 +1,183 @@
+"""What a run will cost, before it runs: calls, tokens, cache hits and time (or money) per notebook and stage.
+
+    ./run_all.sh --plan [--profile long] [NOTEBOOK ...]
+
+No model is called and none is loaded: prompts are built and counted with the
+models' tokenizers (a local model's vocabulary only, a server's tokenize route),
+and answers already in the cache are looked up by their exact request. Judge
+prompts are known only once their answer is; where it is cached, the judge call
+is looked up too, else counted as a miss. Time comes from this machine's
+measured throughput per model (`throughput.json` beside the models, updated at
+the end of every run), money from `params/prices.yaml`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from ..models import cached, count_prompt_tokens, count_tokens
+from ..models.local_models import model_dir
+from ..paths import PARAMS
+
+# Seconds per token on 2 cores (shared/OFFLINE_STACK.md): prefill, decode, per-call overhead, and the
+# prompt length at which attention doubles a prompt token's cost. Reading a prompt of n tokens takes
+# prefill * n * (1 + n / attention): attention grows with every token already read, so one 32k prompt
+# costs far more than thirty-two 1k prompts. The 0.5B's attention length is fitted on this machine
+# (benchmarks/prefill_fit.py: 278 cached calls up to 31,877 tokens, R^2 0.96); the 1.5B's is scaled from
+# it by parameters per layer over width (its measured calls stop at 2k tokens, too short to fit).
+DEFAULT_SPEED = {"qwen2.5-coder-0.5b": (1 / 170, 1 / 20, 0.3, 9_300),
+                 "qwen2.5-coder-1.5b": (1 / 85, 1 / 8, 0.5, 17_000)}
+UNKNOWN_LOCAL = (1 / 80, 1 / 8, 0.5, 12_000)
+JUDGE_PROMPT = 120  # tokens of a judge prompt besides the answer and reference it quotes
+COLUMNS = ["notebook", "stage", "model", "calls", "cached", "prompt_tokens", "completion_tokens", "seconds", "cost_usd"]
+
+
+def _machine() -> str:
+    from ..runs.manifest import _cpu
+
+    return f"{_cpu()} x{os.cpu_count()}"
+
+
+def _throughput_file() -> Path:
+    return model_dir() / "throughput.json"
+
+
+def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, calls: int, seconds: float,
+                      prompt_tokens_sq: int | None = None) -> None:
+    """Add a run's measured model time to this machine's record for the model (what plans estimate from).
+
+    `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs)."""
+    if not calls or seconds <= 0 or not model.startswith("local/"):
+        return
+    path = _throughput_file()
+    known = json.loads(path.read_text()) if path.exists() else {}
+    entry = known.setdefault(_machine(), {}).setdefault(model, {"prompt_tokens": 0, "completion_tokens": 0,
+                                                                "calls": 0, "seconds": 0.0})
+    if "prompt_tokens_sq" not in entry:  # a record from before lengths were kept: as if its calls were equal
+        entry["prompt_tokens_sq"] = _equal_lengths(entry["prompt_tokens"], entry["calls"])
+    if prompt_tokens_sq is None:
+        prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
+    for k, v in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens), ("calls", calls),
+                 ("seconds", seconds), ("prompt_tokens_sq", prompt_tokens_sq)):
+        entry[k] += v
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(known, indent=1))
+
+
+def _equal_lengths(prompt_tokens: float, calls: float) -> float:
+    """Sum of squared prompt lengths when every call's prompt has the same length."""
+    return prompt_tokens ** 2 / calls if calls else 0.0
+
+
+def seconds_for(model: str, prompt_tokens: float, completion_tokens: float, calls: float,
+                prompt_tokens_sq: float | None = None) -> float:
+    """Estimated model seconds on this machine: the default speeds, scaled by what was measured here.
+
+    `prompt_tokens_sq` is the sum over calls of each prompt's length squared; without it the calls are
+    taken to be of equal length."""
+    if not model.startswith("local/"):
+        return math.nan
+    prefill, decode, overhead, attention = DEFAULT_SPEED.get(model.removeprefix("local/"), UNKNOWN_LOCAL)
+
+    def predict(prompt: float, squares: float, completion: float, n_calls: float) -> float:
+        return (prompt + squares / attention) * prefill + completion * decode + n_calls * overhead
+
+    if prompt_tokens_sq is None:
+        prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
+    estimate = predict(prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
+    path = _throughput_file()
+    seen = (json.loads(path.read_text()) if path.exists() else {}).get(_machine(), {}).get(model)
+    if seen and seen["calls"]:
+        squares = seen.get("prompt_tokens_sq", _equal_lengths(seen["prompt_tokens"], seen["calls"]))
+        predicted = predict(seen["prompt_tokens"], squares, seen["completion_tokens"], seen["calls"])
+        estimate *= seen["seconds"] / predicted if predicted else 1
+    return estimate
+
+
+def cost_for(model: str, prompt_tokens: float, completion_tokens: float) -> float:
+    """Estimated cost from params/prices.yaml (USD per million tokens); NaN for a model without a price."""
+    path = PARAMS / "prices.yaml"
+    prices = (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
+    price = prices.get(model)
+    if not price:
+        return 0.0 if model.startswith(("local/", "hf/")) else math.nan
+    return (prompt_tokens * price["input"] + completion_tokens * price["output"]) / 1e6
+
+
+def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, prompt: float, completion: float,
+        todo: list[tuple[int, int]] | None = None) -> dict:
+    """One plan row. Time and cost are for the calls not cached. `todo`, when known: per call still to
+    make, (its prompt tokens, the tokens of it the model already holds from the previous call); else
+    the calls are taken to share the prompt tokens equally, none reused."""
+    to_make = calls - cached_calls
+    share = to_make / calls if calls else 0
+    if todo is None:
+        todo_prompt, todo_sq = prompt * share, _equal_lengths(prompt, calls) * share
+    else:  # a reused prefix is not read again: only tokens after it cost, at their positions' price
+        todo_prompt, todo_sq = sum(n - kept for n, kept in todo), sum(n * n - kept * kept for n, kept in todo)
+    return {"notebook": notebook, "stage": stage, "model": model, "calls": calls, "cached": cached_calls,
+            "prompt_tokens": round(prompt), "completion_tokens": round(completion),
+            "seconds": seconds_for(model, todo_prompt, completion * share, to_make, todo_sq),
+            "cost_usd": cost_for(model, todo_prompt, completion * share)}
+
+
+def one_at_a_time_local(model: str, p: dict) -> bool:
+    """Whether consecutive prompts reach the embedded model one by one, so a shared prefix is reused."""
+    return model.startswith("local/") and p.get("max_workers", 1) == 1
+
+
+def _shared_prefix_tokens(model: str, before, prompt) -> int:
+    """Tokens at the start of `prompt` that equal the start of `before` (what llama.cpp keeps in its KV cache)."""
+    def text(p) -> str:
+        return p if isinstance(p, str) else "\n".join(m["content"] for m in p)
+
+    common = os.path.commonprefix([text(before), text(prompt)])
+    return count_tokens(model, common) if common else 0
+
+
+def answers_and_judges(notebook: str, model: str, judge: str, prompts: list, max_tokens: int, judges_per: int,
+                       reference_tokens: int = 20, reuse_prefix: bool = False) -> list[dict]:
+    """An answer per prompt (looked up in the cache) and `judges_per` judge calls per answer.
+
+    `reuse_prefix`: the prompts are sent one at a time, in this order, to a local model, which keeps the
+    prefix a prompt shares with the one before it and reads only the rest."""
+    hits = [cached(model, p, max_tokens=max_tokens) for p in prompts]
+    lengths = [count_prompt_tokens(model, p) for p in prompts]
+    done = [h for h in hits if h is not None]
+    answered_tokens = sum(h["completion_tokens"] for h in done) + max_tokens * (len(prompts) - len(done))
+    # Time is spent on the prompts not cached, at their own lengths (one long prompt costs more than
+    # several short ones of the same total), less what the previous call left in the KV cache.
+    todo, previous = [], None
+    for prompt, n, hit in zip(prompts, lengths, hits):
+        if hit is None:
+            kept = _shared_prefix_tokens(model, previous, prompt) if reuse_prefix and previous else 0
+            todo.append((n, min(kept, n)))
+            previous = prompt
+    return [row(notebook, "answer", model, len(prompts), len(done), sum(lengths), answered_tokens, todo),
+            row(notebook, "judge", judge, len(prompts) * judges_per, 0,
+                len(prompts) * judges_per * (JUDGE_PROMPT + reference_tokens + max_tokens), len(prompts) * judges_per * 8)]
+
+
+def plan_notebook(notebook: str, params: dict, declared: dict) -> list[dict]:
+    """The plan of one notebook under its parameters (defaults where not given)."""
+    from ..experiments import for_notebook
+    from ..runs.params import literal
+
+    p = {name: literal(info["default"]) for name, info in declared.items()} | params
+    experiment = for_notebook(notebook)
+    return experiment.plan(notebook, p) if experiment and experiment.plan else []
+
+
+def plan_table(rows: list[dict]) -> pd.DataFrame:
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    if len(table):
+        total = {"notebook": "total", "stage": "", "model": ""} | table[COLUMNS[3:]].sum(min_count=1).to_dict()
+        table = pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+    return table.astype({c: int for c in ("calls", "cached", "prompt_tokens", "completion_tokens")})
+

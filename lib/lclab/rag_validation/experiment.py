@@ -1,0 +1,38 @@
+"""Notebook 06 as one registered experiment: how it is planned and compared."""
+
+from __future__ import annotations
+
+from ..experiments import Experiment, Series, register
+from ..paths import repo_path
+from ..planning.plan import JUDGE_PROMPT, row
+from ..text.hand_tables import read_hand_table
+from .run import EXPERIMENT
+
+GENERATION_PROMPT_TOKENS = 330  # a question-generation prompt around one chunk
+GENERATED_TOKENS = 48  # a generated question and its answer
+ANSWER_TEMPLATE_TOKENS = 80  # the answer template and the question around the retrieved chunks
+
+
+def plan(notebook: str, p: dict) -> list[dict]:
+    """Questions counted exactly (the single-chunk ones asked for, the validated multi-chunk ones), tokens
+    from the chunk budget: retrieval (an embedding model) is not run for a plan."""
+    multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
+    n_multi = int((multi["validated"].str.strip().str.lower() == "yes").sum())
+    n_multi = min(n_multi, p["n_multi"]) if p["n_multi"] else n_multi
+    questions = p["n_single"] + n_multi
+    answer_prompt = p["answer_k"] * p["chunk_tokens"] + ANSWER_TEMPLATE_TOKENS
+    judge = p["judge_model"] or p["model"]
+    return [row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
+                2 * p["n_single"] * GENERATION_PROMPT_TOKENS, p["n_single"] * GENERATED_TOKENS),
+            row(notebook, "answer (estimated)", p["model"], questions, 0, questions * answer_prompt,
+                questions * p["max_answer_tokens"]),
+            row(notebook, "judges (estimated)", judge, 3 * questions, 0,
+                questions * (3 * JUDGE_PROMPT + answer_prompt + 2 * p["max_answer_tokens"]), 3 * questions * 8)]
+
+
+EXPERIMENT_SPEC = register(Experiment(
+    name=EXPERIMENT, notebook="06_rag_validation", plan=plan,
+    comparable=("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path",
+                "n_multi", "max_k", "answer_k", "seed"),
+    series=Series(key=("qa_id",), value="judge_correct", split=("set",), x="set", x_label="question set"),
+    description="Retrieval recall and precision at k, and answers judged for relevance, faithfulness, correctness"))

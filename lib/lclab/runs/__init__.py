@@ -1,0 +1,11 @@
+"""How experiments run and are recorded; shared by every experiment, changed with care.
+
+    runner.py     Run, Step, run_trials and the Result every experiment returns
+    folders.py    run folders, item logs (resumable JSONL), the run lock, the accounting log
+    manifest.py   manifest.json: what made a run; rebuilding an item's prompt
+    index.py      results/index.csv: one line per run
+    parallel.py   map_items: a step over many items, with workers and a progress bar
+    params.py     notebook parameters checked against their declarations before anything loads
+    notebooks.py  executing the notebooks under a profile (python -m lclab.runs.notebooks, run_all.sh)
+    report.py     results/report/index.html (python -m lclab.runs.report)
+"""

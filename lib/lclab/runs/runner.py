@@ -1,0 +1,279 @@
+"""The one trial runner, and the one result type every experiment returns.
+
+    with Run("depth_sweep", run_name) as run:
+        items = run.trials(trials, key=key, describe=describe,
+                           steps=[Step("answer", answer, workers), Step("judge", judge, workers)])
+        return run.result(summary=summarize(items), items=items, notes=[...])
+
+For every experiment alike, the runner
+- resumes: a trial whose key (ending in the fingerprint of what made it) has a
+  finished row in the item log is not run again;
+- runs each step over all pending trials before the next one, with a progress
+  bar (answers that share a prompt prefix run back to back, and judge prompts
+  do not evict that prefix from llama.cpp's KV cache);
+- appends each row to the item log the moment it is finished, so a killed run
+  loses nothing that was done (and the model cache keeps the calls of a row
+  that was half done);
+- records a failure with its reason in `error`: the row is kept, never scored,
+  and a rerun tries it again;
+- counts the run's calls in its own scope of the one ledger and saves them as
+  `accounting.csv` beside the results, even when the run fails or is interrupted,
+  and appends them to `accounting_log.csv`, one block per invocation, so a warm
+  rerun's zero calls never hide what the run cost before (the manifest's
+  `accounting_to_date` sums that log);
+- refuses to start when the model cache cannot be written, or when another
+  process is running in the same run folder (a lock that names it).
+
+Shared columns: one name, one meaning, in every experiment's item rows.
+
+    fingerprint        short hash of everything that made the row (prompt, models, settings)
+    error              None, or "<step>: <ExceptionType>: <message>"; such a row is not scored
+    model, judge_model the answering and the judging model specs
+    response           the answering model's reply text
+    prompt_tokens      prompt tokens of the answering call, chat template included
+    completion_tokens  completion tokens of the answering call
+    answer_cached      whether the answer came from the model cache
+    answer_latency_s   seconds the answering call took when it was made (kept in the cache,
+                       so a warm rerun shows the same cost)
+    prompt_sha256      hash of the exact prompt the answering call sent; `lclab.runs.manifest.rebuild_prompt`
+                       rebuilds that prompt from the run's manifest and the row
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Generic, Sequence, TypeVar
+
+import pandas as pd
+
+from .. import paths
+from ..models import ACCOUNTING
+from ..models.cache import check_writable
+from ..paths import llm_cache_dir
+from . import manifest
+from .folders import ItemLog, RunLock, log_accounting, run_dir
+from .index import refresh_index
+from .parallel import map_items
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Step(Generic[T]):
+    """One stage of a trial: `fn(trial, row)` returns the columns it adds (a dict).
+
+    A step that cannot score a trial may return {"error": "..."}; a step that
+    raises fails its trial. Either way the row is written with its reason and
+    the later steps skip it. Columns whose names start with "_" (a prompt, the
+    retrieved hits) pass to the later steps and are not written.
+    """
+
+    name: str
+    fn: Callable[[T, dict], dict | None]
+    workers: int = 1
+
+
+def answer_columns(reply) -> dict:
+    """The shared columns of an answering call (see the module docstring)."""
+    latency = reply.call_latency_s if reply.call_latency_s is not None else reply.latency_s
+    return {"response": reply.text, "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens, "answer_cached": reply.cached,
+            "answer_latency_s": round(latency, 3) if latency is not None else None,
+            "prompt_sha256": reply.prompt_sha256}
+
+
+@dataclass
+class Result:
+    """What an experiment returns: its rows, its headline table, its other tables, and notes for the reader.
+
+    The run has already written every table to `dir` (summary.csv, <name>.csv
+    for each of `tables`, accounting.csv); a notebook only displays them.
+    """
+
+    experiment: str
+    run_name: str
+    dir: Path
+    summary: pd.DataFrame
+    items: pd.DataFrame = field(default_factory=pd.DataFrame)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    accounting: pd.DataFrame = field(default_factory=pd.DataFrame)
+    data: dict[str, Any] = field(default_factory=dict)  # what is not a table (a generated QA pair, contexts)
+    parameters: dict[str, Any] = field(default_factory=dict)  # as the run was given them (also in manifest.json)
+
+    @property
+    def figure_path(self) -> Path:
+        """Where this run's figure goes: figures/<experiment>_<run_name>.png."""
+        return paths.FIGURES / f"{self.experiment}_{self.run_name}.png"  # looked up per call: tests redirect it
+
+    @property
+    def figure_meta(self) -> dict:
+        """What a figure file records of the run that drew it (its metadata, not its title)."""
+        models = {k: v for k, v in self.parameters.items() if k.endswith(("model", "models")) and v}
+        shown = {k: ", ".join(m.get("model", "?") if isinstance(m, dict) else str(m) for m in v)
+                 if isinstance(v, list) else str(v) for k, v in models.items()}
+        return {"run": f"{self.experiment}/{self.run_name}", **shown}
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        """Rows that failed or could not be scored, with the reason (never counted as wrong)."""
+        if "error" not in self.items:
+            return self.items.iloc[:0]
+        return self.items[self.items["error"].notna()]
+
+    def describe(self) -> str:
+        return "\n".join(self.notes)
+
+    def __str__(self) -> str:
+        return f"{self.experiment}/{self.run_name}: " + self.describe()
+
+    def _repr_html_(self) -> str:
+        import html
+
+        notes = html.escape(self.describe())
+        return f"<pre>{notes}</pre>" + self.summary.round(3).to_html(index=False)
+
+
+class Run:
+    """One run of an experiment: its folder, its item logs, its scope of the ledger."""
+
+    def __init__(self, experiment: str, run_name: str, parameters: dict | None = None):
+        """`parameters`: the experiment's arguments as given (pass `locals()` first thing), for the manifest."""
+        self.experiment = experiment
+        self.run_name = run_name
+        self.parameters = dict(parameters or {})
+        self.dir = run_dir(experiment, run_name)
+        self.resumed = 0  # trials found finished in the item logs
+        self.ran = 0  # trials run now
+        self._finished = False
+
+    def __enter__(self) -> "Run":
+        # Refused before any work: a cache that cannot be written, or another process in this run folder.
+        check_writable(llm_cache_dir())
+        self._lock = RunLock(self.dir).acquire()
+        self.started = datetime.datetime.now()
+        self._scope = ACCOUNTING.scope()
+        self.ledger = self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self._scope.__exit__(*exc)
+            accounting = self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called
+            if not self._finished:
+                status = "interrupted" if exc[0] is KeyboardInterrupt else "failed" if exc[0] else "unfinished"
+                self._record(accounting, status, None, self.ran + self.resumed)
+        finally:
+            self._lock.release()
+
+    def log(self, key: Sequence[str], name: str = "items.jsonl") -> ItemLog:
+        return ItemLog(self.dir / name, key)
+
+    def trials(self, trials: Sequence[T], *, log: ItemLog | None = None, **how) -> pd.DataFrame:
+        """`run_trials` with this run's item log (items.jsonl unless `log` names another); counts what it resumed."""
+        trials = list(trials)
+        items, resumed = run_trials(trials, log=log or self.log(("fingerprint",)), **how)
+        self.resumed += resumed
+        self.ran += len(trials) - resumed
+        return items
+
+    def _record(self, accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int) -> None:
+        """Append this invocation to the run's accounting log, then write the manifest (which sums that log)."""
+        log_accounting(self.dir, self.started.isoformat(timespec="seconds"), status, accounting)
+        manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
+                       status, headline, n_items, trials={"ran": self.ran, "resumed": self.resumed})
+
+    def _record_throughput(self, accounting: pd.DataFrame) -> None:
+        """This machine's measured speed of the run's model, for the plans of later runs (lclab.planning.plan)."""
+        from ..planning.plan import record_throughput
+
+        model = self.parameters.get("model") or next(iter(self.parameters.get("models") or []), None)
+        calls = accounting[(accounting["stage"] != "total") & (accounting["stage"] != "embed")]
+        if isinstance(model, str) and len(calls):
+            squares = sum(self.ledger.get(stage).prompt_tokens_sq for stage in calls["stage"])
+            record_throughput(model, int(calls["prompt_tokens"].sum()), int(calls["completion_tokens"].sum()),
+                              int(calls["calls"].sum()), float(calls["model_s"].sum()), squares)
+
+    def resume_note(self, log_name: str = "items.jsonl") -> str:
+        return (f"{self.ran + self.resumed} trials: {self.resumed} already done in "
+                f"{self.dir / log_name} (resumed), {self.ran} run now")
+
+    def result(self, summary: pd.DataFrame, items: pd.DataFrame | None = None,
+               tables: dict[str, pd.DataFrame] | None = None, notes: list[str] | None = None,
+               data: dict | None = None, headline: dict | None = None) -> Result:
+        """Write the summary, every table, the accounting and the manifest to the run folder, refresh the
+        index of runs, and return them as a Result. `headline`: {"metric", "value", "lo", "hi"} for the index."""
+        tables = tables or {}
+        summary.to_csv(self.dir / "summary.csv", index=False)
+        for name, table in tables.items():
+            # A pivot's row labels are data; a plain running index is not.
+            table.to_csv(self.dir / f"{name}.csv", index=not isinstance(table.index, pd.RangeIndex))
+        accounting = self.ledger.save(self.dir)
+        items = items if items is not None else pd.DataFrame()
+        # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
+        items.to_json(self.dir / "result_items.jsonl", orient="records", lines=True, force_ascii=False)
+        self._record(accounting, "finished", headline, len(items))
+        self._finished = True
+        self._record_throughput(accounting)
+        refresh_index()
+        notes = list(notes or []) + failure_notes(items)
+        return Result(self.experiment, self.run_name, self.dir, summary, items, tables, notes, accounting,
+                      data or {}, self.parameters)
+
+
+def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], describe: Callable[[T], dict],
+               steps: Sequence[Step], stop_on: tuple[type[BaseException], ...] = (),
+               quiet: bool = False) -> tuple[pd.DataFrame, int]:
+    """Run every trial not already finished in `log`: (the latest row of every trial, how many were resumed).
+
+    `key(trial)` gives the values of the log's key columns; `describe(trial)`
+    the columns that say what the trial is. Errors of a `stop_on` type stop
+    the run at once (they would fail every trial alike).
+    """
+    trials = list(trials)
+    done = log.done()
+    pending = [t for t in trials if key(t) not in done]
+    rows = [{**dict(zip(log.key, key(t))), **describe(t), "error": None} for t in pending]
+    alive = list(range(len(pending)))
+    for n, step in enumerate(steps):
+        last = n == len(steps) - 1
+
+        def work(i: int, step: Step = step, last: bool = last) -> bool:
+            """Run one step of trial i; True when the trial goes on to the next step."""
+            try:
+                rows[i].update(step.fn(pending[i], rows[i]) or {})
+            except stop_on:
+                raise
+            except Exception as err:  # noqa: BLE001  (recorded in the row, never scored)
+                rows[i]["error"] = f"{step.name}: {type(err).__name__}: {err}"
+            if last or rows[i]["error"]:
+                log.append({k: v for k, v in rows[i].items() if not k.startswith("_")})
+                return False
+            return True
+
+        outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=stop_on)
+        alive = [o.item for o in outcomes if o.value]
+    return log.latest(key(t) for t in trials), len(trials) - len(pending)
+
+
+def headline(metric: str, value, lo=None, hi=None) -> dict:
+    """The one number a run is listed under in the index of runs, with its interval."""
+    clean = lambda v: None if v is None or pd.isna(v) else float(v)  # noqa: E731
+    return {"metric": metric, "value": clean(value), "lo": clean(lo), "hi": clean(hi)}
+
+
+def failure_notes(items: pd.DataFrame) -> list[str]:
+    failed = int(items["error"].notna().sum()) if "error" in items else 0
+    if not failed:
+        return []
+    return [f"{failed} rows failed or could not be scored (result.failures lists them with the reason); "
+            "they are left out of every rate, never counted as wrong, and a rerun retries them"]
+
+
+def skipped_note(skipped_files: list[tuple[str, str]]) -> list[str]:
+    """The line a run owes its reader when corpus files were left out."""
+    if not skipped_files:
+        return []
+    return [f"{len(skipped_files)} corpus files skipped: " + "; ".join(f"{n} ({r})" for n, r in skipped_files)]

@@ -1,0 +1,75 @@
+"""Label a run's judged items by hand, blind to the judge: a sheet without verdicts, to fill and then append
+to data/judge_labels/<kind>.csv, where the reliability cards of every later run find them.
+
+    python -m lclab.scoring.labelling answer_correct results/depth_sweep/default   # writes label_answer_correct.csv there
+
+Kinds, and the item fields a label is filed under (white space aside):
+
+    answer_correct    question, reference, response          (01, 02: reference = gold; 06: reference)
+    rag_relevance     question, response                     (06)
+    rag_faithfulness  question, response, passages           (06)
+
+The sheet holds those fields (and the answer passage where the run has one),
+an empty `label` (1 or 0) and `note`; items already labelled are left out. It
+never holds a judge's verdict: label first, then let the card join.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ..runs.folders import ItemLog
+from .reliability import LABELS, label_key, load_labels
+
+KINDS = {"answer_correct": ("question", "reference", "response"), "rag_relevance": ("question", "response"),
+         "rag_faithfulness": ("question", "response", "passages")}
+JUDGE_COLUMNS = ("judge", "correct", "relevant", "faithful", "string_match", "error")  # never shown on a sheet
+
+
+def sheet(kind: str, run_dir: Path) -> pd.DataFrame:
+    """The unlabelled items of one run folder as a labelling sheet for `kind`."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
+    rows = ItemLog(Path(run_dir) / "items.jsonl", ()).rows()
+    if not rows:
+        raise FileNotFoundError(f"no items in {run_dir}/items.jsonl")
+    items = pd.DataFrame(rows)
+    items = items[items["response"].notna()] if "response" in items else items.iloc[:0]
+    if "reference" not in items and "gold" in items:
+        items = items.assign(reference=items["gold"])
+    fields = KINDS[kind]
+    missing = [f for f in fields if f not in items]
+    if missing:
+        raise ValueError(f"{run_dir}: its items have no {missing}: kind {kind!r} does not apply to this experiment")
+    out = items[list(fields)].copy()
+    out.insert(0, "key", [label_key(*(r[f] for f in fields)) for _, r in out.iterrows()])
+    out = out.drop_duplicates("key")
+    done = set(load_labels(kind).index) if (LABELS / f"{kind}.csv").exists() else set()
+    out = out[~out["key"].isin(done)]
+    assert not any(c.startswith(JUDGE_COLUMNS) for c in out.columns)  # blind by construction
+    return out.assign(label="", note="").reset_index(drop=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lclab.scoring.labelling", description=__doc__.split("\n\n")[0])
+    parser.add_argument("kind", choices=sorted(KINDS))
+    parser.add_argument("run_dir", help="a run folder, e.g. results/depth_sweep/default")
+    parser.add_argument("--out", help="where to write the sheet (default: <run_dir>/label_<kind>.csv)")
+    args = parser.parse_args(argv)
+    try:
+        table = sheet(args.kind, Path(args.run_dir))
+    except (ValueError, FileNotFoundError) as err:
+        print(f"labelling: {err}", file=sys.stderr)
+        return 2
+    out = Path(args.out or Path(args.run_dir) / f"label_{args.kind}.csv")
+    table.to_csv(out, index=False)
+    print(f"{len(table)} items to label -> {out}; fill `label` (1/0), then append the rows to {LABELS / args.kind}.csv")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

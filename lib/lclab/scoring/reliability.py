@@ -1,0 +1,145 @@
+"""The reliability card: how far to trust a judged metric. One function, one table shape, every judge.
+
+    row = card("answer correct", judge_model, verdicts, probabilities, sources, labels,
+               "reference words in the answer", baseline_scores)
+
+Against human labels (written by reading the source, blind to the judge; see
+data/judge_labels/README.md): how many items are labelled, the base rate, raw
+agreement and Cohen's κ with a bootstrap 95 % CI, the ROC AUC of the judge's
+probability with its CI and its expected calibration error; and, labels or not,
+parse failures, verdicts that fell back to the sampled token, agreement with the
+judge-free baseline, and self-consistency when samples were asked for. The
+baseline gets the same agreement, κ and AUC against the labels, so a judge that
+does not beat it shows it. Where no labels exist for the run's items, the card
+says so instead of printing numbers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..paths import DATA
+from ..stats import kappa_with_ci
+from ..text.hand_tables import read_hand_table
+from .baselines import THRESHOLD
+from .score_eval import expected_calibration_error, separation_summary
+
+LABELS = DATA / "judge_labels"
+MIN_LABELS = 10  # below this, a card's numbers are printed but called too few to tell
+COLUMNS = ["metric", "judge", "n_judged", "parse_failures", "sampled_fallback", "n_labelled", "base_rate",
+           "agreement", "kappa", "kappa_lo", "kappa_hi", "auc", "auc_lo", "auc_hi", "ece", "baseline",
+           "baseline_agreement", "baseline_kappa", "baseline_auc", "judge_vs_baseline", "self_consistency",
+           "reading"]
+
+
+def label_key(*texts: str) -> str:
+    """The key a human label is filed under: a hash of the texts it judged (white space aside)."""
+    joined = "\x1f".join(re.sub(r"\s+", " ", str(t)).strip() for t in texts)
+    return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
+
+
+def load_labels(name: str) -> pd.Series:
+    """data/judge_labels/<name>.csv as {key: 0/1}; a label other than 0 or 1 is an error naming its row."""
+    path = LABELS / f"{name}.csv"
+    table = read_hand_table(path, ("key", "label"), "judge label file")
+    bad = [f"row {i + 2}" for i, v in enumerate(table["label"]) if v.strip() not in ("0", "1")]
+    if bad:
+        raise ValueError(f"{path}: label must be 0 or 1 ({', '.join(bad[:10])})")
+    if table["key"].duplicated().any():
+        raise ValueError(f"{path}: a key is labelled twice: {sorted(set(table.loc[table['key'].duplicated(), 'key']))}")
+    return table.set_index("key")["label"].astype(int)
+
+
+def labels_for(keys: pd.Series, name: str) -> pd.Series:
+    """The human label of each item (NaN where none was written), joined on the key after labelling."""
+    return keys.map(load_labels(name)).astype(float)
+
+
+def _defined(*series) -> np.ndarray:
+    return np.logical_and.reduce([pd.notna(s).to_numpy() for s in series])
+
+
+def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series, sources: pd.Series,
+         labels: pd.Series, baseline: str, baseline_scores: pd.Series,
+         consistency: pd.Series | None = None) -> dict:
+    """One card row (see the module docstring); every series is aligned with the judged items."""
+    verdicts, probabilities = verdicts.reset_index(drop=True), probabilities.reset_index(drop=True)
+    labels, baseline_scores = labels.reset_index(drop=True), baseline_scores.reset_index(drop=True)
+    judged = pd.notna(verdicts).to_numpy()
+    baseline_votes = baseline_scores.map(lambda s: None if pd.isna(s) else float(s >= THRESHOLD))
+    both = _defined(verdicts, baseline_votes)
+    row = {"metric": metric, "judge": judge, "n_judged": int(judged.sum()), "parse_failures": int((~judged).sum()),
+           "sampled_fallback": int((sources == "sampled").sum()), "baseline": baseline,
+           "judge_vs_baseline": float((verdicts[both].astype(float) == baseline_votes[both]).mean())
+           if both.any() else math.nan,
+           "self_consistency": float(consistency.dropna().mean()) if consistency is not None and
+           consistency.notna().any() else math.nan}
+    labelled = _defined(verdicts, labels)
+    row["n_labelled"] = int(labelled.sum())
+    if not labelled.any():
+        return {**{c: math.nan for c in COLUMNS}, **row,
+                "reading": "no human labels for this run's items: agreement, κ and AUC cannot be measured"}
+    y = labels[labelled].astype(int).to_numpy()
+    row["base_rate"] = float(y.mean())
+    row.update(kappa_with_ci(verdicts[labelled].astype(int), y))
+    sep = separation_summary(y, probabilities[labelled].astype(float))
+    row.update(auc=sep["auc"], auc_lo=sep["auc_lo"], auc_hi=sep["auc_hi"],
+               ece=expected_calibration_error(y, probabilities[labelled].astype(float)))
+    with_base = _defined(baseline_votes, labels) & labelled
+    base = kappa_with_ci(baseline_votes[with_base].astype(int), labels[with_base].astype(int))
+    row.update(baseline_agreement=base["agreement"], baseline_kappa=base["kappa"],
+               baseline_auc=separation_summary(labels[with_base].astype(int), baseline_scores[with_base])["auc"])
+    row["reading"] = reading(row)
+    return {c: row.get(c, math.nan) for c in COLUMNS}
+
+
+def reading(row: dict) -> str:
+    """One sentence on what the card says."""
+    words = []
+    if row["n_labelled"] < MIN_LABELS:
+        words.append(f"only {row['n_labelled']} labelled items: too few to tell")
+    if not math.isnan(row["auc"]) and not math.isnan(row["baseline_auc"]) and row["auc"] <= row["baseline_auc"]:
+        words.append(f"the judge does not beat its judge-free baseline (AUC {row['auc']:.2f} vs "
+                     f"{row['baseline_auc']:.2f})")
+    elif not math.isnan(row["auc"]) and not math.isnan(row["baseline_auc"]):
+        words.append(f"the judge beats its baseline on AUC ({row['auc']:.2f} vs {row['baseline_auc']:.2f})")
+    if not math.isnan(row["kappa_hi"]) and row["kappa_hi"] < 0.4:
+        words.append("κ below 0.4 even at the top of its interval: agreement with people is weak")
+    return "; ".join(words) or "agreement with people as shown"
+
+
+def cards(rows: list[dict]) -> pd.DataFrame:
+    """The cards of one run, one row per judged metric, in the one table shape."""
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def card_notes(table: pd.DataFrame) -> list[str]:
+    """The cards' readings, one line per metric, for a run's notes."""
+    return [f"reliability of {r.metric} ({r.judge}): {r.reading}" for r in table.itertuples()]
+
+
+def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, labels_name: str,
+                key_fields: tuple[str, ...], baseline: str, baseline_score) -> dict:
+    """The card of one judge's columns in a run's items (`column`, `column`_p, `_source`, `_consistency`), over
+    the distinct judged texts.
+
+    `key_fields`: the item columns a human label is filed under; `baseline_score(row)`: the judge-free score.
+    """
+    if column not in items or items.empty:
+        return card(metric, judge, pd.Series(dtype=object), pd.Series(dtype=float), pd.Series(dtype=object),
+                    pd.Series(dtype=float), baseline, pd.Series(dtype=float))
+    answered = items[items["response"].notna()] if "response" in items else items
+    keys = answered.apply(lambda r: label_key(*(r[f] for f in key_fields)), axis=1)
+    # One verdict per distinct judged text: the same answer judged at five depths is one judgment repeated
+    # (the judge's prompt is identical), and counting it five times would narrow every interval falsely.
+    first = ~keys.duplicated()
+    answered, keys = answered[first], keys[first]
+    scores = answered.apply(baseline_score, axis=1).astype(float)
+    return card(metric, judge, answered[column], answered.get(f"{column}_p", pd.Series(np.nan, answered.index)),
+                answered.get(f"{column}_source", pd.Series(None, answered.index)), labels_for(keys, labels_name),
+                baseline, scores, answered.get(f"{column}_consistency"))

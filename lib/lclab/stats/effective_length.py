@@ -1,0 +1,73 @@
+"""Effective length (RULER, NoLiMa): the longest context at which accuracy stays at or above 85 % of the
+accuracy at the shortest length, with a bootstrap CI over QA pairs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from . import wilson_interval
+
+THRESHOLD = 0.85
+VALUE = "judge_correct"
+
+
+def accuracy_by_length(items: pd.DataFrame) -> pd.DataFrame:
+    """Per context length, pooled over depths: judge accuracy with a Wilson 95 % CI."""
+    rows = []
+    if VALUE not in items:
+        return pd.DataFrame(columns=["context_tokens", "n", "acc", "lo", "hi"])
+    for length, part in items.groupby("context_tokens"):
+        values = part[VALUE].dropna().astype(bool)
+        lo, hi = wilson_interval(int(values.sum()), len(values))
+        rows.append({"context_tokens": length, "n": len(values), "acc": values.mean() if len(values) else math.nan,
+                     "lo": lo, "hi": hi})
+    return pd.DataFrame(rows)
+
+
+def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD) -> float:
+    """The longest length L such that every length up to L keeps accuracy >= threshold x the shortest
+    length's; NaN when the shortest length's accuracy is 0 or unknown (nothing to keep)."""
+    lengths = sorted(accuracy)
+    base = accuracy[lengths[0]] if lengths else math.nan
+    if not lengths or math.isnan(base) or base == 0:
+        return math.nan
+    kept = lengths[0]
+    for length in lengths[1:]:
+        if math.isnan(accuracy[length]) or accuracy[length] < threshold * base:
+            break
+        kept = length
+    return float(kept)
+
+
+def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
+    """Effective length with a percentile bootstrap 95 % CI, resampling QA pairs (all their cells together)."""
+    if VALUE not in items or items["context_tokens"].nunique() < 2:
+        return {"effective_length": math.nan, "lo": math.nan, "hi": math.nan, "base_accuracy": math.nan}
+    table = (items.dropna(subset=[VALUE]).assign(v=lambda d: d[VALUE].astype(float))
+             .pivot_table(index="qa_id", columns="context_tokens", values="v", aggfunc="sum"))
+    counts = (items.dropna(subset=[VALUE]).pivot_table(index="qa_id", columns="context_tokens", values=VALUE,
+                                                        aggfunc="count"))
+    def estimate(rows: np.ndarray) -> float:
+        hits, n = table.iloc[rows].sum(), counts.iloc[rows].sum()
+        return effective_length({int(c): (hits[c] / n[c] if n[c] else math.nan) for c in table.columns})
+    everything = np.arange(len(table))
+    point = estimate(everything)
+    rng = np.random.default_rng(seed)
+    draws = np.array([estimate(rng.integers(0, len(table), len(table))) for _ in range(n_boot)])
+    draws = draws[~np.isnan(draws)]
+    lo, hi = (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else (math.nan,) * 2
+    base = items[items["context_tokens"] == items["context_tokens"].min()][VALUE].dropna().astype(float).mean()
+    return {"effective_length": point, "lo": lo, "hi": hi, "base_accuracy": base}
+
+
+def length_note(result: dict, lengths: list[int]) -> str:
+    if len(lengths) < 2:
+        return "effective length: one context length only (give several in context_tokens to measure it)"
+    if math.isnan(result["effective_length"]):
+        return "effective length: undefined (no correct answer at the shortest length)"
+    return (f"effective length (accuracy >= {THRESHOLD:.0%} of the {min(lengths)}-token accuracy "
+            f"{result['base_accuracy']:.2f}): {result['effective_length']:.0f} tokens "
+            f"[bootstrap 95 % CI {result['lo']:.0f}, {result['hi']:.0f}] of {max(lengths)} tried")

@@ -1,0 +1,137 @@
+"""docs/adding-an-experiment.md, proved: an experiment written in a folder of its own, outside lib/, with its
+notebook and one registration, goes through plan, run, compare and report without touching shared code."""
+
+import json
+import sys
+import textwrap
+
+import nbformat
+import pytest
+import yaml
+from conftest import SMALL_MODEL
+from lclab import paths
+from lclab.experiments import get, unregister
+from lclab.runs import notebooks, report, results_page
+from lclab.runs.manifest import rebuild_prompt
+
+RUN = '''
+"""A toy experiment: can the model add? Each question is one item, scored by exact match."""
+
+import pandas as pd
+
+from lclab.models import complete
+from lclab.runs.folders import fingerprint
+from lclab.runs.runner import Run, Step, answer_columns, headline
+from lclab.stats import wilson_interval
+
+EXPERIMENT = "toy_sums"
+QUESTIONS = [("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3")]
+
+
+def prompt(question: str) -> str:
+    return f"What is {question}? Reply with the number only."
+
+
+def run_toy(model: str, n_items: int, run_name: str):
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
+        def answer(item, row):
+            reply = complete(model, prompt(item[0]), stage="answer", max_tokens=4)
+            return {**answer_columns(reply), "correct": reply.text.strip().startswith(item[1])}
+
+        items = run.trials(QUESTIONS[:n_items], key=lambda it: (fingerprint(model, prompt(it[0])),),
+                           describe=lambda it: {"item_id": it[0], "gold": it[1]}, steps=[Step("answer", answer)])
+        right = int(items["correct"].sum())
+        lo, hi = wilson_interval(right, len(items))
+        summary = pd.DataFrame([{"n": len(items), "accuracy": right / len(items), "lo": lo, "hi": hi}])
+        return run.result(summary, items=items, headline=headline("accuracy", right / len(items), lo, hi))
+'''
+
+EXPERIMENT = '''
+from pathlib import Path
+
+from lclab.experiments import Experiment, Series, register
+from lclab.models import cached, count_prompt_tokens
+from lclab.planning.plan import row
+
+from .run import EXPERIMENT, QUESTIONS, prompt
+
+
+def plan(notebook, p):
+    prompts = [prompt(q) for q, _ in QUESTIONS[:p["n_items"]]]
+    hits = sum(cached(p["model"], q, max_tokens=4) is not None for q in prompts)
+    tokens = sum(count_prompt_tokens(p["model"], q) for q in prompts)
+    return [row(notebook, "answer", p["model"], len(prompts), hits, tokens, 4 * len(prompts))]
+
+
+register(Experiment(
+    name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), plan=plan,
+    comparable=("n_items",), series=Series(key=("item_id",), value="correct"),
+    rebuild_prompt=lambda parameters, item: [{"role": "user", "content": prompt(item["item_id"])}],
+    description="Can the model add?"))
+'''
+
+
+def write_toy(folder):
+    package = folder / "toy_sums"
+    package.mkdir()
+    (package / "__init__.py").write_text("from . import experiment  # registers it\n")
+    (package / "run.py").write_text(textwrap.dedent(RUN))
+    (package / "experiment.py").write_text(textwrap.dedent(EXPERIMENT))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Can the model add?"),
+                nbformat.v4.new_code_cell(f'model = "{SMALL_MODEL}"  # (model) answering model\n'
+                                          'n_items = 2  # (at least 1) questions\nrun_name = "toy"  # run folder',
+                                          metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("import toy_sums\nfrom toy_sums.run import run_toy\n\n"
+                                          "result = run_toy(model=model, n_items=n_items, run_name=run_name)\n"
+                                          "result.summary")]
+    nbformat.write(nb, package / "90_toy_sums.ipynb")
+    return package / "90_toy_sums.ipynb"
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_a_toy_experiment_from_its_own_folder_plans_runs_compares_and_reports(tmp_path, monkeypatch, capsys):
+    (tmp_path / "elsewhere").mkdir()
+    notebook = write_toy(tmp_path / "elsewhere")
+    monkeypatch.syspath_prepend(str(notebook.parent.parent))
+    monkeypatch.setenv("PYTHONPATH", f"{notebook.parent.parent}:{paths.REPO / 'lib'}")  # for the kernel
+    import toy_sums  # noqa: F401  (importing the folder registers the experiment)
+
+    try:
+        assert get("toy_sums").notebook_stem == "90_toy_sums"
+        profile = tmp_path / "toy.yaml"
+        profile.write_text(yaml.safe_dump({"90_toy_sums": {"n_items": 2, "run_name": "a"}}))
+
+        assert notebooks.main(["--profile", str(profile), "--plan", str(notebook)]) == 0
+        planned = capsys.readouterr().out
+        assert "90_toy_sums" in planned and "answer" in planned
+
+        assert notebooks.main(["--profile", str(profile), str(notebook)]) == 0
+        profile.write_text(yaml.safe_dump({"90_toy_sums": {"n_items": 2, "run_name": "b"}}))
+        assert notebooks.main(["--profile", str(profile), str(notebook)]) == 0
+        run_a = paths.RESULTS / "toy_sums" / "a"
+        manifest = json.loads((run_a / "manifest.json").read_text())
+        assert manifest["status"] == "finished" and manifest["trials"] == {"ran": 2, "resumed": 0}
+        assert manifest["accounting"]["calls"] == 2
+        b = json.loads((paths.RESULTS / "toy_sums" / "b" / "manifest.json").read_text())
+        assert b["accounting"]["calls"] == 0  # the same prompts: every answer came from the cache
+        item = json.loads((run_a / "result_items.jsonl").read_text().splitlines()[0])
+        from lclab.models import prompt_sha256
+
+        assert prompt_sha256(rebuild_prompt(run_a, item)) == item["prompt_sha256"]
+
+        from lclab.compare import compare_runs
+
+        compared = compare_runs(["toy_sums/a", "toy_sums/b"], run_name="toy")
+        paired = compared.tables["paired"]
+        assert list(paired["n_pairs"]) == [2] and list(paired["effect"]) == [0.0]
+        assert (paths.FIGURES / "compare_toy_sums_toy.png").exists()
+
+        page = report.build("toy").read_text()
+        assert "toy_sums (90_toy_sums)" in page and "Can the model add?" in page
+        written = results_page.write("", tmp_path / "results.md").read_text()
+        assert "### toy_sums/a" in written and "Headline: **accuracy = " in written
+    finally:
+        unregister("toy_sums")
+        sys.modules.pop("toy_sums", None)
