@@ -77,7 +77,8 @@ def write_toy(folder):
     (package / "__init__.py").write_text("from . import experiment  # registers it\n")
     (package / "run.py").write_text(textwrap.dedent(RUN))
     (package / "experiment.py").write_text(textwrap.dedent(EXPERIMENT))
-    nb = nbformat.v4.new_notebook()
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
     nb.cells = [nbformat.v4.new_markdown_cell("# Can the model add?"),
                 nbformat.v4.new_code_cell(f'model = "{SMALL_MODEL}"  # (model) answering model\n'
                                           'n_items = 2  # (at least 1) questions\nrun_name = "toy"  # run folder',

@@ -166,9 +166,9 @@ def common_lemmas(n: int = 240) -> list[tuple[str, int]]:
     counts = collections.Counter()
     docs = [json.loads(line)["contents"] for line in (DATA / "documents.jsonl").read_text(encoding="utf-8").splitlines()]
     questions = [s["question"] for s in json.loads((DATA / "samples.json").read_text(encoding="utf-8"))]
-    for word in polish._WORD.findall(" ".join(docs + questions).lower()):
-        for lemma_id, tag, qualifiers in polish._analyse(word):
-            rank = polish._rank(tag)
+    for word in polish.words(" ".join(docs + questions).lower()):
+        for lemma_id, tag, qualifiers in polish.readings(word):
+            rank = polish.tag_rank(tag)
             if rank in (2, 3, 4) and not qualifiers:
                 counts[(lemma_id, rank)] += 1
     return [key for key, _ in counts.most_common(n)]
@@ -181,11 +181,11 @@ def test_every_form_of_a_common_word_gets_one_lemma():
     assert len(sample) >= 200
     split = {}
     for lemma_id, rank in sample:
-        forms = {f.lower() for f, _, tag, _, _ in polish._analyser().generate(lemma_id) if polish._rank(tag) == rank}
+        forms = polish.forms_of(lemma_id, rank)
         # A form that is also a word of a better-ranked kind (a conjunction, a noun) is read as that word,
         # by rule ("lub" is "or", not "like!"): the property is about the forms read as this kind of word.
         read_here = [f for f in forms if polish.reading_rank(f) == rank and not f.isdigit() and len(f) > 1
-                     and f not in polish._USUAL]
+                     and not polish.has_usual_reading(f)]
         lemmas = {polish.lemma(f) for f in read_here}
         if len(lemmas) > 1:
             split[lemma_id] = {f: polish.lemma(f) for f in read_here}

@@ -94,3 +94,11 @@ def test_no_module_is_over_300_lines():
     long = {str(p.relative_to(LIB)): n for p in LIB.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 300}
     assert long == {}
+
+
+def test_no_function_in_an_experiment_folder_is_over_60_lines():
+    long = [f"{p.relative_to(LIB)}:{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+            for folder in experiment_folders() for p in (LIB / folder.replace(".", "/")).rglob("*.py")
+            for node in ast.parse(p.read_text(encoding="utf-8")).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60]
+    assert long == []

@@ -84,13 +84,13 @@ def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
     from lclab.planning.plan import plan_notebook, plan_table
     from lclab.runs.notebooks import load_profile
 
-    loaded_before = dict(LocalBackend._instances)
+    loaded_before = LocalBackend.loaded_models()
     rows = []
     for stem in ("01_lost_in_the_middle", "07_rag_ifeval", "05_nli_answer_eval"):
         nb = NOTEBOOKS / f"{stem}.ipynb"
         rows += plan_notebook(stem, parameters_for(nb, load_profile("smoke")), declared_parameters(nb))
     table = plan_table(rows).set_index(["notebook", "stage"])
-    assert ACCOUNTING.total_calls() == 0 and LocalBackend._instances == loaded_before  # nothing called or loaded
+    assert ACCOUNTING.total_calls() == 0 and LocalBackend.loaded_models() == loaded_before  # nothing called or loaded
     assert table.loc[("01_lost_in_the_middle", "answer"), "calls"] == 2 * 3  # pairs x depths
     assert table.loc[("01_lost_in_the_middle", "answer"), "prompt_tokens"] <= 6 * 800  # within the budgets
     assert table.loc[("07_rag_ifeval", "rag_ifeval answer"), "calls"] == 2

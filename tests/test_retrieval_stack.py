@@ -166,8 +166,8 @@ def test_embedding_dimension_mismatch_with_an_existing_index(tmp_path):
 
 def test_a_partial_write_is_caught_by_the_count_check(tmp_path):
     index = open_index("chroma", "partial", get_embedder(), directory=tmp_path)
-    write = index._write
-    index._write = lambda chunks: write(chunks[:-1])  # a store that silently drops one vector
+    write = index.write_batch
+    index.write_batch = lambda chunks: write(chunks[:-1])  # a store that silently drops one vector
     with pytest.raises(IndexStateError, match="held 0 vectors, 4 new ones were written, but it now holds 3"):
         index.add(Chunker(200).split(small_docs()))
 

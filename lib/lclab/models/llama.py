@@ -37,6 +37,12 @@ class LocalBackend:
     def identity(self) -> dict:
         return {"backend": "llama.cpp", "model_sha256": file_sha256(self.path)}
 
+    @classmethod
+    def loaded_models(cls) -> list[str]:
+        """The GGUF files this process has loaded (each once, shared by every backend object)."""
+        with cls._registry_lock:
+            return sorted(cls._instances)
+
     def _llama(self):
         from llama_cpp import Llama
 

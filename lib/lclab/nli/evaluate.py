@@ -90,6 +90,24 @@ def item_kinds(items_path: str) -> dict[str, str]:
     return {r["item_id"]: r["kind"] for r in rows if r.get("kind")}
 
 
+def resolved_timing(timings, label: str, fp: str, t: dict, resumed: int) -> dict:
+    """A configuration's times: those measured now (recorded in `timings`), or, when nothing was called, the
+    ones recorded when its calls were made; `times_from` says which."""
+    made_calls = t["transform_calls"] + t["nli_calls"] > 0
+    if made_calls and not resumed:
+        timings.append({"config": label, "fingerprint": fp, "recorded": time.strftime("%Y-%m-%d %H:%M"),
+                        **t, "error": None})
+    recorded = timings.latest([(label, fp)])
+    if not made_calls and len(recorded):
+        # Nothing was called: the cost is the one measured when the calls were made.
+        stored = recorded.iloc[-1].to_dict()
+        return {k: stored[k] for k in t} | {"times_from": f"run of {stored['recorded']}"}
+    if resumed:
+        return t | {"times_from": f"this run, which resumed {resumed} finished rows of an earlier one "
+                                  "(their calls are not counted here)"}
+    return t | {"times_from": "this run" if made_calls else "cache (no recorded run: times are not model times)"}
+
+
 def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_name: str, *,
                 order: str = "premise", pronouns: bool = True, with_document: bool = False,
                 language: str = "english", quiet: bool = False, kinds: dict[str, str] | None = None) -> Result:
@@ -122,22 +140,7 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
                               order=order, pronouns=pronouns, with_document=with_document, language=language,
                               cache_tag=None if c["concurrency"] == 1 else f"concurrency={c['concurrency']}",
                               quiet=quiet)
-            t = timing_from(ledger, res.seconds)
-            resumed = run.resumed - resumed_before
-            made_calls = t["transform_calls"] + t["nli_calls"] > 0
-            if made_calls and not resumed:
-                timings.append({"config": label, "fingerprint": fp, "recorded": time.strftime("%Y-%m-%d %H:%M"),
-                                **t, "error": None})
-            recorded = timings.latest([(label, fp)])
-            if not made_calls and len(recorded):
-                # Nothing was called: the cost is the one measured when the calls were made.
-                stored = recorded.iloc[-1].to_dict()
-                t = {k: stored[k] for k in t} | {"times_from": f"run of {stored['recorded']}"}
-            elif resumed:
-                t["times_from"] = (f"this run, which resumed {resumed} finished rows of an earlier one "
-                                   "(their calls are not counted here)")
-            else:
-                t["times_from"] = "this run" if made_calls else "cache (no recorded run: times are not model times)"
+            t = resolved_timing(timings, label, fp, timing_from(ledger, res.seconds), run.resumed - resumed_before)
             timing_rows.append({"model": c["model"], "prompt": c["variant"], "concurrency": c["concurrency"],
                                 "items": len(items), **t})
             for df, sink in ((res.hypotheses, hyp_all), (res.items, item_all)):

@@ -50,22 +50,10 @@ class NLIRun:
     seconds: dict  # wall seconds of this run's two stages: {"transform_s", "nli_s"}
 
 
-def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None = None, variant: str = "separated",
-            concurrency: int = 1, order: str = "premise", pronouns: bool = True, with_document: bool = False,
-            language: str = "english", cache_tag: str | None = None, quiet: bool = False) -> NLIRun:
-    """One configuration over `items`; `config` names it in the item logs (default: the model and variant)."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    if concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    if len({it.item_id for it in items}) != len(items):
-        raise ValueError("item_id values repeat: every item needs its own id")
-    config = config or f"{model} | {variant}"
-    made_with = (model, cache_tag)
-
-    # Stage 1: transforming.
-    t0 = time.perf_counter()
-    prepared = {it.item_id: prepare(it, language) for it in items}
+def _replace_pronouns(run: Run, prepared: dict[str, Prepared], model: str, config: str, made_with: tuple,
+                      pronouns: bool, cache_tag: str | None, concurrency: int, quiet: bool) -> None:
+    """Stage 1: each answer and reference with its pronouns replaced (resumable, transforms.jsonl), set on
+    `prepared` in place; a failed call keeps the sentences as they were and says so in the item's problems."""
     units = [(p, which) for p in prepared.values() for which in ("answer", "gt") if getattr(p, f"{which}_raw")]
 
     def transform(unit, row: dict) -> dict:
@@ -88,6 +76,25 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
         setattr(p, which, sentences)
         if problem:
             p.problems.append(f"{which}: {problem}")
+
+
+def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None = None, variant: str = "separated",
+            concurrency: int = 1, order: str = "premise", pronouns: bool = True, with_document: bool = False,
+            language: str = "english", cache_tag: str | None = None, quiet: bool = False) -> NLIRun:
+    """One configuration over `items`; `config` names it in the item logs (default: the model and variant)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    if len({it.item_id for it in items}) != len(items):
+        raise ValueError("item_id values repeat: every item needs its own id")
+    config = config or f"{model} | {variant}"
+    made_with = (model, cache_tag)
+
+    # Stage 1: transforming.
+    t0 = time.perf_counter()
+    prepared = {it.item_id: prepare(it, language) for it in items}
+    _replace_pronouns(run, prepared, model, config, made_with, pronouns, cache_tag, concurrency, quiet)
     transform_s = time.perf_counter() - t0
 
     # Stage 2: getting NLI (and refusal).

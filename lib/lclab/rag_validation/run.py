@@ -103,11 +103,8 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
                                 "relevant_chunks": list(q.relevant), "model": model, "judge_model": judge_model},
             steps=[Step("retrieve+answer", answer, max_workers), Step("judge", judge, max_workers)])
         curves = retrieval_curves(items, max_k)
-        ix = indexing
         notes = [
-            f"{len(chunks)} chunks; index {index.name!r} ({index.store_name}) holds {ix.count}: "
-            f"{ix.written} written this run in {ix.seconds:.1f} s"
-            + (f" ({ix.chunks_per_second:.1f} chunks/s)" if ix.written else "") + f", {ix.already_indexed} already there",
+            index_note(len(chunks), index, indexing),
             f"single-chunk questions: {len(single)} of {n_single} sampled chunks kept after the automatic check; "
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
@@ -121,6 +118,13 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
                                             first.get("recall_lo"), first.get("recall_hi")),
                           tables={"retrieval_curves": curves, "answer_quality": answer_quality(items),
                                   "reliability": reliability})
+
+
+def index_note(n_chunks: int, index, ix) -> str:
+    """What the vector store holds and what this run wrote to it."""
+    return (f"{n_chunks} chunks; index {index.name!r} ({index.store_name}) holds {ix.count}: "
+            f"{ix.written} written this run in {ix.seconds:.1f} s"
+            + (f" ({ix.chunks_per_second:.1f} chunks/s)" if ix.written else "") + f", {ix.already_indexed} already there")
 
 
 def answer_cards(items: pd.DataFrame, judge_model: str) -> pd.DataFrame:

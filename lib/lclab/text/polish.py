@@ -126,6 +126,33 @@ def _current_readings(word: str) -> list[tuple[str, str, tuple[str, ...]]]:
     return [r for r in readings if not set(r[2]) & _MARGINAL] or readings
 
 
+def words(text: str) -> list[str]:
+    """The words of a text as the rules see them: runs of letters and digits."""
+    return _WORD.findall(text)
+
+
+def readings(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Morfeusz's readings of a lower-case form: (lemma id, tag, SGJP qualifiers), first segment only."""
+    return _analyse(form)
+
+
+def tag_rank(tag: str) -> int:
+    """The rank of a Morfeusz tag's part of speech in choosing a lemma (lower wins; see _RANK)."""
+    return _rank(tag)
+
+
+def forms_of(lemma_id: str, rank: int) -> set[str]:
+    """Every lower-case form Morfeusz generates for a lemma id, among readings of that rank."""
+    with _morfeusz_lock:
+        generated = _analyser().generate(lemma_id)
+    return {form.lower() for form, _, tag, _, _ in generated if _rank(tag) == rank}
+
+
+def has_usual_reading(form: str) -> bool:
+    """Whether the form's lemma is fixed by usage rather than by rank ("lata" is years, not summers)."""
+    return form in _USUAL
+
+
 def reading_rank(word: str) -> int | None:
     """The rank of the part of speech a word's lemma is chosen from (None when Morfeusz does not know it,
     0 for a personal pronoun): a form of a noun that is also a conjunction is read as the conjunction."""

@@ -84,7 +84,8 @@ class VectorIndex:
     def _existing_ids(self, ids: list[str]) -> set[str]:
         raise NotImplementedError
 
-    def _write(self, chunks: list[Chunk]) -> None:
+    def write_batch(self, chunks: list[Chunk]) -> None:
+        """Store one batch of new chunks with their vectors (each store implements it; `add` checks the count)."""
         raise NotImplementedError
 
     def _search(self, query: str, k: int) -> list[tuple[dict, str, float]]:
@@ -124,7 +125,7 @@ class VectorIndex:
             existing |= self._existing_ids(ids[lo : lo + 500])
         new = [unique[i] for i in ids if i not in existing]
         for lo in range(0, len(new), self.batch_size):
-            self._write(new[lo : lo + self.batch_size])
+            self.write_batch(new[lo : lo + self.batch_size])
         after = self._settle(before + len(new)) if new else before
         if after != before + len(new):
             raise IndexStateError(

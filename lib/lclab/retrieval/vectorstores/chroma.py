@@ -35,7 +35,7 @@ class ChromaIndex(VectorIndex):
     def _existing_ids(self, ids: list[str]) -> set[str]:
         return set(self.collection.get(ids=ids, include=[])["ids"])
 
-    def _write(self, chunks: list[Chunk]) -> None:
+    def write_batch(self, chunks: list[Chunk]) -> None:
         self.store.add_texts([c.text for c in chunks], metadatas=[c.metadata for c in chunks],
                              ids=[c.chunk_id for c in chunks])
 

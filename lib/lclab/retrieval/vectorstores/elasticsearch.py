@@ -48,7 +48,7 @@ class ElasticsearchIndex(VectorIndex):
         docs = self.client.mget(index=self.name, ids=ids, source=False)["docs"]
         return {d["_id"] for d in docs if d.get("found")}
 
-    def _write(self, chunks: list[Chunk]) -> None:
+    def write_batch(self, chunks: list[Chunk]) -> None:
         self.store.add_texts([c.text for c in chunks], metadatas=[c.metadata for c in chunks],
                              ids=[c.chunk_id for c in chunks], refresh_indices=True)
 

@@ -42,7 +42,7 @@ class PineconeIndex(VectorIndex):
             found |= set(self.index.fetch(ids=ids[lo : lo + 100]).vectors)
         return found
 
-    def _write(self, chunks: list[Chunk]) -> None:
+    def write_batch(self, chunks: list[Chunk]) -> None:
         self.store.add_texts([c.text for c in chunks], metadatas=[c.metadata for c in chunks],
                              ids=[c.chunk_id for c in chunks], batch_size=self.batch_size)
 
