@@ -15,31 +15,29 @@ from lclab.runs import notebooks, report, results_page
 from lclab.runs.manifest import rebuild_prompt
 
 RUN = '''
-"""A toy experiment: can the model add? Each question is one item, scored by exact match."""
+"""A toy experiment: can the model add? Each question is one sample, scored by exact match."""
 
 import pandas as pd
 
 from lclab.models import complete
 from lclab.runs.folders import fingerprint
 from lclab.runs.runner import Run, Step, answer_columns, headline
+from lclab.runs.samples import Sample
 from lclab.stats import wilson_interval
 
 EXPERIMENT = "toy_sums"
-QUESTIONS = [("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3")]
-
-
-def prompt(question: str) -> str:
-    return f"What is {question}? Reply with the number only."
+SAMPLES = [Sample(id=q, input=[{"role": "user", "content": f"What is {q}? Reply with the number only."}], target=a)
+           for q, a in (("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3"))]
 
 
 def run_toy(model: str, n_items: int, run_name: str):
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        def answer(item, row):
-            reply = complete(model, prompt(item[0]), stage="answer", max_tokens=4)
-            return {**answer_columns(reply), "correct": reply.text.strip().startswith(item[1])}
+        def answer(sample, row):
+            reply = complete(model, sample.input, stage="answer", max_tokens=4)
+            return {**answer_columns(reply), "correct": reply.text.strip().startswith(sample.target)}
 
-        items = run.trials(QUESTIONS[:n_items], key=lambda it: (fingerprint(model, prompt(it[0])),),
-                           describe=lambda it: {"item_id": it[0], "gold": it[1]}, steps=[Step("answer", answer)])
+        items = run.trials(SAMPLES[:n_items], key=lambda s: (fingerprint(model, s.input),),
+                           describe=lambda s: {"item_id": s.id, "gold": s.target}, steps=[Step("answer", answer)])
         right = int(items["correct"].sum())
         lo, hi = wilson_interval(right, len(items))
         summary = pd.DataFrame([{"n": len(items), "accuracy": right / len(items), "lo": lo, "hi": hi}])
@@ -53,11 +51,11 @@ from lclab.experiments import Experiment, Series, register
 from lclab.models import cached, count_prompt_tokens
 from lclab.planning.plan import row
 
-from .run import EXPERIMENT, QUESTIONS, prompt
+from .run import EXPERIMENT, SAMPLES
 
 
 def plan(notebook, p):
-    prompts = [prompt(q) for q, _ in QUESTIONS[:p["n_items"]]]
+    prompts = [s.input for s in SAMPLES[:p["n_items"]]]
     hits = sum(cached(p["model"], q, max_tokens=4) is not None for q in prompts)
     tokens = sum(count_prompt_tokens(p["model"], q) for q in prompts)
     return [row(notebook, "answer", p["model"], len(prompts), hits, tokens, 4 * len(prompts))]
@@ -66,7 +64,6 @@ def plan(notebook, p):
 register(Experiment(
     name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), plan=plan,
     comparable=("n_items",), series=Series(key=("item_id",), value="correct"),
-    rebuild_prompt=lambda parameters, item: [{"role": "user", "content": prompt(item["item_id"])}],
     description="Can the model add?"))
 '''
 
@@ -120,6 +117,8 @@ def test_a_toy_experiment_from_its_own_folder_plans_runs_compares_and_reports(tm
         item = json.loads((run_a / "result_items.jsonl").read_text().splitlines()[0])
         from lclab.models import prompt_sha256
 
+        # No rebuild_prompt registered: the prompt is read back from the samples written before the run.
+        assert manifest["samples"] == ["items.samples.jsonl"]
         assert prompt_sha256(rebuild_prompt(run_a, item)) == item["prompt_sha256"]
 
         from lclab.compare import compare_runs

@@ -36,6 +36,9 @@ class Series:
     prepare:  rows -> rows, applied to a run's item rows before anything is compared (derive `value`,
               drop items that cannot be scored)
     cells:    rows -> [(x, values)], when a series' summary is not one cell per value of `x`
+    cluster:  the column naming each item's independent unit (a QA pair, an answer, a sample): intervals and
+              tests resample and test at that level (lclab.stats.clusters); None: items are independent
+    unit:     what a cluster is, plural, for the reader ("QA pairs")
     """
 
     key: tuple[str, ...]
@@ -47,6 +50,8 @@ class Series:
     label: str | None = None
     prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     cells: Callable[[pd.DataFrame], list[tuple[Any, pd.Series]]] | None = None
+    cluster: str | None = None
+    unit: str = "items"
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,9 @@ def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, seri
         right.errorbar(paired["effect"], y, fmt="o", capsize=3, color="black",
                        xerr=[paired["effect"] - paired["effect_lo"], paired["effect_hi"] - paired["effect"]])
         right.axvline(0, color="grey", linewidth=0.8)
-        right.set_yticks(y, labels=[f"{s}\n− {v}\n(n = {n}, {p_text(p)})" for s, v, n, p in
-                                    zip(paired["series"], paired["vs"], paired["n_pairs"], paired["p_value"])],
-                         fontsize=6)
+        right.set_yticks(y, labels=[f"{s}\n− {v}\n(n = {n} {unit}, {p_text(p)})" for s, v, n, unit, p in
+                                    zip(paired["series"], paired["vs"], paired["n_clusters"], paired["unit"],
+                                        paired["p_value"])], fontsize=6)
         right.invert_yaxis()
         right.set(xlabel="paired difference (95 % CI)", title=paired["test"].iloc[0])
     else:

@@ -3,7 +3,9 @@
 A series is one (run, model or method) of one experiment. Its items are the
 run's `result_items.jsonl`; the first series is the one the others are paired
 with, on the items both measured. What an item is and which value is compared
-is the experiment's own declaration (`Experiment.series`).
+is the experiment's own declaration (`Experiment.series`), and so is its independent unit: where several
+items share a cluster (the depths of one QA pair), intervals resample clusters and paired tests flip the
+signs of per-cluster differences (`lclab.stats.clusters`); every row names its unit and their count.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..experiments import Series, get
 from ..runs.manifest import read
 from ..scoring.score_eval import paired_auc_difference, separation_summary
 from ..stats import bootstrap_mean_ci, paired_effect, wilson_interval
+from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
 
 
 def spec_of(experiment: str) -> Series:
@@ -69,12 +72,18 @@ def summary_table(series: dict[str, pd.DataFrame], experiment: str) -> pd.DataFr
             continue
         for x, column in _cells(part, spec):
             values = column.dropna().astype(float)
-            if spec.binary:
+            clusters = part.loc[values.index, spec.cluster] if spec.cluster in part else None
+            n_clusters = clusters.nunique() if clusters is not None else len(values)
+            if n_clusters < len(values):  # several items per cluster in this cell: resample clusters
+                ci = cluster_mean_ci(values.to_numpy(), clusters.to_numpy())
+                lo, hi = ci["lo"], ci["hi"]
+            elif spec.binary:
                 lo, hi = wilson_interval(int(values.sum()), len(values))
             else:
                 lo, hi = bootstrap_mean_ci(values.tolist())
-            rows.append({"series": name, "x": x, "n": len(values), "value": values.mean() if len(values) else math.nan,
-                         "lo": lo, "hi": hi, "measure": spec.value})
+            rows.append({"series": name, "x": x, "n": len(values), "n_clusters": n_clusters, "unit": spec.unit,
+                         "value": values.mean() if len(values) else math.nan, "lo": lo, "hi": hi,
+                         "measure": spec.value})
     return pd.DataFrame(rows)
 
 
@@ -88,18 +97,25 @@ def paired_table(series: dict[str, pd.DataFrame], experiment: str) -> pd.DataFra
     for name in names[1:]:
         other = series[name].drop_duplicates(key).set_index(key)
         shared = base.index.intersection(other.index)
+        clusters = base.loc[shared, spec.cluster] if spec.cluster in base else None
         if spec.label:
             r = paired_auc_difference(base.loc[shared, spec.label].astype(int), other.loc[shared, spec.value],
-                                      base.loc[shared, spec.value])
-            rows.append({"series": name, "vs": names[0], "n_pairs": r["n"], "effect": r["difference"],
+                                      base.loc[shared, spec.value], clusters=clusters)
+            rows.append({"series": name, "vs": names[0], "n_pairs": r["n"],
+                         "n_clusters": r.get("n_clusters", r["n"]), "unit": spec.unit, "effect": r["difference"],
                          "effect_lo": r["difference_lo"], "effect_hi": r["difference_hi"], "p_value": r["p_value"],
-                         "test": "AUC difference, bootstrap"})
+                         "test": "AUC difference, " + ("cluster bootstrap" if clusters is not None else "bootstrap")})
             continue
-        r = paired_effect(other.loc[shared, spec.value].tolist(), base.loc[shared, spec.value].tolist(),
-                          binary=spec.binary)
-        rows.append({"series": name, "vs": names[0], **{k: r[k] for k in ("n_pairs", "effect", "effect_lo",
-                                                                          "effect_hi", "p_value")},
-                     "test": "McNemar exact" if spec.binary else "sign-flip permutation"})
+        a, b = other.loc[shared, spec.value].tolist(), base.loc[shared, spec.value].tolist()
+        if clusters is not None and clusters.nunique() < len(shared):  # items nested in clusters
+            r = cluster_paired_effect(a, b, clusters.tolist())
+            test = "cluster sign-flip permutation"
+        else:
+            r = paired_effect(a, b, binary=spec.binary) | {"n_clusters": len(shared)}
+            test = "McNemar exact" if spec.binary else "sign-flip permutation"
+        rows.append({"series": name, "vs": names[0], "unit": spec.unit,
+                     **{k: r[k] for k in ("n_pairs", "n_clusters", "effect", "effect_lo", "effect_hi", "p_value")},
+                     "test": test})
     return pd.DataFrame(rows)
 
 

@@ -21,7 +21,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
     prompts = [render(template, context=c.text) for c in chosen]
     hits = sum(cached(p["model"], q, response_format="json", max_tokens=128) is not None for q in prompts)
     tokens = sum(len(c.text) for c in chosen) / CHARS_PER_TOKEN
-    return [row(notebook, "qa_generation", p["model"], len(prompts), hits, tokens + 60 * len(prompts), 40 * len(prompts)),
+    return [row(notebook, "qa_generation", p["model"], len(prompts), hits, tokens + 60 * len(prompts),
+                40 * len(prompts)),
             row(notebook, "qa_validation (estimated)", p["model"], len(prompts), hits, tokens + 80 * len(prompts),
                 8 * len(prompts))]
 

@@ -42,5 +42,5 @@ EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="05_nli_answer_eval", plan=plan,
     comparable=("items", "order", "pronouns", "with_document", "language"),
     series=Series(key=("item_id", "direction", "index"), value="estimate_p", split=("model", "prompt", "concurrency"),
-                  binary=False, label="entailed"),
+                  binary=False, label="entailed", cluster="item_id", unit="answers"),
     description="NLI-based answer evaluation: ROC AUC of sentence-level entailment against labels"))

@@ -29,5 +29,5 @@ EXPERIMENT_SPEC = register(Experiment(
     comparable=("corpus", "questions_path", "labels_path", "n_questions", "store", "embedder", "chunk_chars",
                 "top_k", "n_positive", "n_negative"),
     series=Series(key=("point_id",), value="weighted", split=("model",), binary=False, label="label",
-                  prepare=scorable),
+                  prepare=scorable, cluster="question_id", unit="questions"),
     description="Does the retrieved context contain the golden answer? Logprob-weighted scores vs labels"))

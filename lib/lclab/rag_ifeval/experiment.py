@@ -57,5 +57,5 @@ EXPERIMENT_SPEC = register(Experiment(
     comparable=("docs_path", "eval_path", "shuffle_context", "shuffle_seed", "refusal_message", "n_samples",
                 "badwords_path"),
     series=Series(key=("id",), value="total", split=("model",), binary=False, x_label="condition or measure",
-                  prepare=with_total, cells=every_measure),
+                  prepare=with_total, cells=every_measure, cluster="id", unit="samples"),
     description="RAG-IFEval: rule-based scores of RAG answers in Polish (include, exclude, cite, refuse, safe)"))

@@ -132,6 +132,7 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
         "accounting_to_date": _plain_numbers(accounting_to_date(directory)),
         "headline": headline, "n_items": n_items,
         "trials": trials or {},  # this invocation's trials: run now, or found done in the item logs (resumed)
+        "samples": sorted(p.name for p in Path(directory).glob("*.samples.jsonl")),  # every trial, before it ran
     }
     (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str))
     return manifest
@@ -145,12 +146,20 @@ def read(directory: str | Path) -> dict:
 
 
 def rebuild_prompt(directory: str | Path, row: dict):
-    """The exact prompt an item's answering call sent (chat messages, or a text), rebuilt from the manifest
-    by the run's experiment (`Experiment.rebuild_prompt`)."""
+    """The exact prompt an item's answering call sent (chat messages, or a text): rebuilt from the manifest by
+    the run's experiment (`Experiment.rebuild_prompt`), else read from the run's samples files, where a trial
+    that is a `Sample` has its input."""
     from ..experiments import get
 
     manifest = read(directory)
     experiment = get(manifest["experiment"])
-    if experiment.rebuild_prompt is None:
-        raise NotImplementedError(f"{experiment.name} does not rebuild its prompts (Experiment.rebuild_prompt)")
-    return experiment.rebuild_prompt(manifest["parameters"], row)
+    if experiment.rebuild_prompt is not None:
+        return experiment.rebuild_prompt(manifest["parameters"], row)
+    for name in manifest.get("samples", []):
+        with open(Path(directory) / name, encoding="utf-8") as fh:
+            for line in fh:
+                sample = json.loads(line)
+                if "input" in sample and all(row.get(k) == v for k, v in sample["key"].items()):
+                    return sample["input"]
+    raise LookupError(f"{experiment.name} does not rebuild its prompts (Experiment.rebuild_prompt) and no samples "
+                      f"file in {directory} holds this item's input")

@@ -114,10 +114,12 @@ def expected_calibration_error(labels, scores, n_bins: int = 10) -> float:
                      for b in range(n_bins) if (bins == b).any()) / len(y))
 
 
-def paired_auc_difference(labels, scores_a, scores_b, n_boot: int = 2000, seed: int = 0) -> dict:
-    """AUC(a) − AUC(b) of two scorers on the same items, with a bootstrap 95 % CI resampling items within each
-    class, and a two-sided bootstrap p-value (twice the share of replicates on the far side of 0). Items that
-    either scorer left unscored are left out and counted."""
+def paired_auc_difference(labels, scores_a, scores_b, n_boot: int = 2000, seed: int = 0, clusters=None) -> dict:
+    """AUC(a) − AUC(b) of two scorers on the same items, with a bootstrap 95 % CI and a two-sided bootstrap
+    p-value (twice the share of replicates on the far side of 0). The bootstrap resamples items within each
+    class, or, given `clusters` (the item's independent unit: an answer, a question), whole clusters; a
+    cluster replicate that holds one class only has no AUC and is dropped. Items that either scorer left
+    unscored are left out and counted."""
     labels = np.asarray(labels, dtype=float)
     a = np.asarray([math.nan if v is None else v for v in scores_a], dtype=float)
     b = np.asarray([math.nan if v is None else v for v in scores_b], dtype=float)
@@ -126,13 +128,23 @@ def paired_auc_difference(labels, scores_a, scores_b, n_boot: int = 2000, seed: 
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     out = {"n": int(both.sum()), "left_out": int((~both).sum()), "auc_a": _auc(y, a), "auc_b": _auc(y, b)}
     out["difference"] = out["auc_a"] - out["auc_b"]
+    if clusters is not None:
+        groups = np.asarray(list(clusters), dtype=object)[both]
+        members = [np.flatnonzero(groups == g) for g in dict.fromkeys(groups)]
+        out["n_clusters"] = len(members)
     if len(pos) == 0 or len(neg) == 0:
         return {**out, "difference_lo": math.nan, "difference_hi": math.nan, "p_value": math.nan}
     rng = np.random.default_rng(seed)
-    diffs = np.empty(n_boot)
+    diffs = np.full(n_boot, math.nan)
     for i in range(n_boot):
-        idx = np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])
+        if clusters is None:
+            idx = np.concatenate([rng.choice(pos, len(pos)), rng.choice(neg, len(neg))])
+        else:
+            idx = np.concatenate([members[j] for j in rng.integers(0, len(members), len(members))])
+            if y[idx].min() == y[idx].max():
+                continue
         diffs[i] = _auc(y[idx], a[idx]) - _auc(y[idx], b[idx])
+    diffs = diffs[~np.isnan(diffs)]
     p = min(1.0, 2 * min((diffs <= 0).mean(), (diffs >= 0).mean()))
     return {**out, "difference_lo": float(np.quantile(diffs, 0.025)), "difference_hi": float(np.quantile(diffs, 0.975)),
             "p_value": float(p)}

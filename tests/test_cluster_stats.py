@@ -1,0 +1,70 @@
+"""Cluster statistics on planted data with known answers, and their coverage measured by simulation."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from lclab.stats import wilson_interval
+from lclab.stats.clusters import cluster_mean_ci, cluster_paired_effect, depth_length_gee, sign_flip_test
+
+
+def clustered_outcomes(rng, k: int = 20, m: int = 5, mean: float = 0.6, concentration: float = 1.5):
+    """k clusters of m yes/no items; each cluster's own rate drawn from a Beta around `mean` (strongly
+    clustered: a QA pair the model can answer is answered at most depths)."""
+    rates = rng.beta(mean * concentration, (1 - mean) * concentration, size=k)
+    return np.repeat(np.arange(k), m), (rng.random((k, m)) < rates[:, None]).astype(float).ravel()
+
+
+def test_the_cluster_interval_covers_at_about_95_percent_where_the_item_interval_does_not():
+    rng = np.random.default_rng(7)
+    covered_cluster = covered_naive = 0
+    sims = 200
+    for i in range(sims):
+        clusters, y = clustered_outcomes(rng)
+        ci = cluster_mean_ci(y, clusters, seed=i)
+        covered_cluster += ci["lo"] <= 0.6 <= ci["hi"]
+        lo, hi = wilson_interval(int(y.sum()), len(y))
+        covered_naive += lo <= 0.6 <= hi
+    assert 0.89 <= covered_cluster / sims <= 0.99, covered_cluster / sims
+    assert covered_naive / sims < 0.82, covered_naive / sims  # items treated as independent: far too narrow
+
+
+def test_cluster_mean_names_its_units_and_handles_the_edges():
+    ci = cluster_mean_ci([1, 1, 0, 0, 1, 0], ["a", "a", "b", "b", "c", "c"])
+    assert ci["n_items"] == 6 and ci["n_clusters"] == 3 and ci["mean"] == pytest.approx(0.5)
+    assert ci["lo"] < 0.5 < ci["hi"]
+    one = cluster_mean_ci([1, 0, 1], ["a", "a", "a"])
+    assert one["n_clusters"] == 1 and np.isnan(one["lo"])  # one cluster: no interval, not a zero-width one
+    same = cluster_mean_ci([1, 0, 1, 0], ["a", "a", "b", "b"])
+    assert (same["lo"], same["hi"]) == (0.5, 0.5)
+
+
+def test_sign_flip_is_exact_over_clusters():
+    # 4 clusters all +1: of the 16 sign patterns, 2 are as extreme (all + or all -): p = 2/16.
+    assert sign_flip_test([1, 1, 1, 1]) == pytest.approx(2 / 16)
+    assert sign_flip_test([0, 0, 0]) == 1.0
+
+
+def test_a_paired_effect_counts_clusters_not_items():
+    clusters = np.repeat(["q1", "q2", "q3", "q4", "q5", "q6"], 5)  # 6 QA pairs x 5 depths
+    a = np.ones(30)
+    b = np.zeros(30)
+    r = cluster_paired_effect(a, b, clusters)
+    assert r["effect"] == 1.0 and r["n_pairs"] == 30 and r["n_clusters"] == 6
+    # 30 items all favouring a would give p ~ 1e-9 as independent pairs; 6 clusters can give no less than 2/64.
+    assert r["p_value"] == pytest.approx(2 / 64)
+
+
+def test_the_gee_finds_a_planted_depth_effect_and_no_length_effect():
+    rng = np.random.default_rng(3)
+    rows = []
+    for q in range(40):
+        ability = rng.normal(0, 1)
+        for length in (1000, 2000, 4000):
+            for depth in (0, 50, 100):
+                logit = 1.0 + ability - 1.5 * depth / 100
+                rows.append({"qa_id": f"q{q}", "context_tokens": length, "depth": depth,
+                             "judge_correct": rng.random() < 1 / (1 + np.exp(-logit))})
+    table = depth_length_gee(pd.DataFrame(rows)).set_index("term")
+    assert table.loc["depth_100", "hi"] < 1 < table.loc["log2_length", "hi"]
+    assert table.loc["log2_length", "lo"] < 1
+    assert table.loc["depth_100", "n_clusters"] == 40
