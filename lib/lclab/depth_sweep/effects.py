@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..figures import p_text
 from ..stats import paired_effect
+from ..stats.clusters import depth_length_gee
 from ..stats.paired import effect_row, paired, power_note, wide
 
 VALUE = "judge_correct"
@@ -44,3 +46,17 @@ def depth_power_line(items: pd.DataFrame) -> str:
     result = edges_minus_middle(longest) if longest["depth"].nunique() >= 3 else paired(
         longest, "qa_id", "depth", VALUE, longest["depth"].max(), longest["depth"].min())
     return power_note(result["sd_diff"], result["n_pairs"])
+
+
+def depth_length_model(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The depth x length grid in one model: a logistic GEE with the QA pair as cluster (lclab.stats.clusters),
+    as a table of odds ratios and the line a reader quotes."""
+    table = depth_length_gee(items)
+    if not len(table):
+        return table, ("depth x length model: not fitted (it needs at least 3 QA pairs, outcomes that vary, and "
+                       "depths or lengths that vary)")
+    names = {"depth_100": "depth, top to bottom", "log2_length": "length, per doubling"}
+    parts = [f"{names[r.term]}: odds ratio {r.odds_ratio:.2f} [{r.lo:.2f}, {r.hi:.2f}], {p_text(r.p_value)}"
+             for r in table.itertuples()]
+    return table, (f"logistic GEE over {table['n_items'].iloc[0]} items, {table['n_clusters'].iloc[0]} QA pairs as "
+                   "clusters (cluster-robust 95 % CIs): " + "; ".join(parts))

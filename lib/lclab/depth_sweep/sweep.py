@@ -21,7 +21,7 @@ from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
 from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
 from ..text.context import answer_prompt, budget_fillers, place_at_depth
-from .effects import depth_effects, depth_power_line
+from .effects import depth_effects, depth_length_model, depth_power_line
 from .haystacks import mean_similarity, shared_fillers, similar_fillers
 from .needles import needle_notes, run_needles
 
@@ -126,9 +126,9 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
                      "(result.tables['judge_vs_match'] lists the others)")
         reliability = cards([correctness_card(items, judge_model, "answer correct (01)")])
         base = items[items["distractors"] == distractors[0]] if "distractors" in items else items
-        effects = depth_effects(base)
-        lengths = effective_length_ci(base)
-        notes += card_notes(reliability) + [depth_power_line(base), length_note(lengths, list(context_tokens))]
+        effects, lengths, (grid, grid_line) = depth_effects(base), effective_length_ci(base), depth_length_model(base)
+        notes += card_notes(reliability) + [depth_power_line(base), length_note(lengths, list(context_tokens)),
+                                            grid_line]
         _, needle_table = run_needles(run, model, qa, pool, [k for k in needles if k > 1], context_tokens, seed,
                                          count, count_text, max_answer_tokens, max_workers)
         notes += needle_notes(needle_table)
@@ -138,7 +138,8 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
                           tables={"judge_vs_match": disagree, "reliability": reliability, "effects": effects,
                                   "by_length": accuracy_by_length(base),
                                   "effective_length": pd.DataFrame([lengths]).assign(distractors=distractors[0]),
-                                  "by_distractors": by_distractors(items), "needles": needle_table},
+                                  "by_distractors": by_distractors(items), "needles": needle_table,
+                                  "depth_length_model": grid},
                           headline=headline("judge accuracy, all cells", judged.mean() if len(judged) else None,
                                             lo, hi))
 

@@ -42,7 +42,6 @@ Shared columns: one name, one meaning, in every experiment's item rows.
 from __future__ import annotations
 
 import datetime
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Generic, Sequence, TypeVar
@@ -57,7 +56,7 @@ from . import manifest
 from .folders import ItemLog, RunLock, log_accounting, run_dir
 from .index import refresh_index
 from .parallel import map_items
-from .samples import Sample
+from .samples import write_samples
 
 T = TypeVar("T")
 
@@ -229,28 +228,6 @@ class Run:
         notes = list(notes or []) + failure_notes(items)
         return Result(self.experiment, self.run_name, self.dir, summary, items, tables, notes, accounting,
                       data or {}, self.parameters)
-
-
-def samples_path(log: ItemLog) -> Path | None:
-    return log.path.with_name(log.path.stem + ".samples.jsonl") if log.path is not None else None
-
-
-def write_samples(trials: Sequence[T], log: ItemLog, key: Callable[[T], tuple], describe: Callable[[T], dict]) -> None:
-    """The trials of a run as one JSON line each (written whole, then moved into place)."""
-    path = samples_path(log)
-    if path is None:
-        return
-    lines = []
-    for t in trials:
-        line = {"key": dict(zip(log.key, key(t))),
-                **{k: v for k, v in describe(t).items() if not k.startswith("_")}}
-        if isinstance(t, Sample):
-            line |= {"id": t.id, "input": t.input, "target": t.target, "metadata": t.metadata}
-        lines.append(json.dumps(line, ensure_ascii=False, default=str))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-    partial.replace(path)
 
 
 def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], describe: Callable[[T], dict],
