@@ -13,6 +13,7 @@ usage: ./run_all.sh [--profile NAME] [--model SPEC] [NOTEBOOK ...]
   --profile NAME   parameter set params/NAME.yaml or a .yaml path (default: default; smoke: ~1 min per notebook)
   --plan           print calls, tokens, expected cache hits and estimated time or cost per notebook
                    and stage, without calling or loading a model, and stop
+  --target W       with --plan: the 95 % half-width a comparison should reach (default 0.10)
   --model SPEC     answering model for every notebook, e.g. local/qwen2.5-coder-0.5b,
                    local/path/to/file.gguf, openai/gpt-4o-mini, ollama/llama3.1
                    (keys come from the environment, e.g. OPENAI_API_KEY)
@@ -24,6 +25,7 @@ USAGE
 profile=default
 model=""
 plan=0
+target=""
 notebooks=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
     --model) [ $# -ge 2 ] || { usage >&2; exit 2; }; model=$2; shift 2 ;;
     --model=*) model=${1#*=}; shift ;;
     --plan) plan=1; shift ;;
+    --target) [ $# -ge 2 ] || { usage >&2; exit 2; }; target=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "run_all.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) notebooks+=("$1"); shift ;;
@@ -43,6 +46,7 @@ fi
 
 args=(--profile "$profile")
 [ -n "$model" ] && args+=(--model "$model")
+[ -n "$target" ] && args+=(--target "$target")
 scripts/setup.sh
 if [ "$plan" = 1 ]; then
   exec .venv/bin/python -m lclab.runs.notebooks "${args[@]}" --plan ${notebooks[@]+"${notebooks[@]}"}

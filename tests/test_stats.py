@@ -63,6 +63,7 @@ def test_pairs_needed_for_a_ten_point_effect():
     assert pairs_needed(0.5) == 199
     assert pairs_needed(0.0) == 1 and math.isinf(pairs_needed(float("nan")))
     assert "about 199 QA pairs" in power_line(0.5, 8, "QA pairs") and "this run has 8" in power_line(0.5, 8, "QA pairs")
+    assert "cannot be estimated" in power_line(0.0, 8, "QA pairs")  # not "needs about 1 QA pairs"
 
 
 def test_expected_calibration_error_of_planted_scores():

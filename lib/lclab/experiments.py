@@ -55,6 +55,19 @@ class Series:
 
 
 @dataclass(frozen=True)
+class Design:
+    """What a run's primary comparison will rest on: `units` independent clusters (named `unit`) of
+    `items_per_unit` items each; the comparison is `contrast` = (column, a, b): rows where column is a minus
+    rows where it is b, paired by cluster (how an earlier run's variance is read)."""
+
+    units: int
+    unit: str
+    items_per_unit: int
+    comparison: str
+    contrast: tuple[str, Any, Any]
+
+
+@dataclass(frozen=True)
 class Experiment:
     """One experiment: everything shared code needs to know of it, owned by its folder.
 
@@ -64,6 +77,8 @@ class Experiment:
     comparable:      the parameters two runs must share to be compared (None: its runs are never compared)
     series:          how its runs are compared (None: not at all)
     rebuild_prompt:  (manifest parameters, item row) -> the exact prompt that item's answering call sent
+    design:          parameters -> Design: the independent units a run will have, for `--plan` to say before
+                     the run what its n can show
     """
 
     name: str
@@ -72,6 +87,7 @@ class Experiment:
     comparable: tuple[str, ...] | None = None
     series: Series | None = None
     rebuild_prompt: Callable[[dict, dict], Any] | None = None
+    design: Callable[[dict], "Design"] | None = None
     description: str = ""
     meta: dict = field(default_factory=dict)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..experiments import Experiment, Series, register
+from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import JUDGE_PROMPT, answers_and_judges, row
 from ..qa import load_validated
@@ -31,8 +31,15 @@ def plan(notebook: str, p: dict) -> list[dict]:
     return rows
 
 
+def design(p: dict) -> Design:
+    """The primary comparison: long context minus RAG, paired by QA pair over the noise levels."""
+    _, _, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
+    return Design(units=len(qa), unit="QA pairs", items_per_unit=2 * len(p["noise_levels"]),
+                  comparison="long context − RAG", contrast=("method", "long_context", "rag"))
+
+
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan,
+    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, design=design,
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
                 "embedder", "chunk_tokens", "top_k", "max_answer_tokens"),
     series=Series(key=("qa_id", "noise_pct"), value="judge_correct", split=("method",), x="noise_pct",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..experiments import Experiment, Series, register
+from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import answers_and_judges, one_at_a_time_local, row
 from ..qa import load_validated
@@ -28,8 +28,16 @@ def plan(notebook: str, p: dict) -> list[dict]:
     return rows
 
 
+def design(p: dict) -> Design:
+    """The primary comparison: the deepest depth minus the first, paired by QA pair."""
+    _, _, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
+    depths = sorted(p["depths"])
+    return Design(units=len(qa), unit="QA pairs", items_per_unit=len(depths) * len(p["context_tokens"]),
+                  comparison=f"depth {depths[-1]} − depth {depths[0]}", contrast=("depth", depths[-1], depths[0]))
+
+
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, rebuild_prompt=rebuild_prompt,
+    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, design=design, rebuild_prompt=rebuild_prompt,
     # What two runs must share to be compared; the model (and the prompt tested) is what a comparison is for.
     # The judge is the ruler, so it is shared too.
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "depths", "seed", "max_answer_tokens"),

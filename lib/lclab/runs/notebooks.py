@@ -119,10 +119,11 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     return time.perf_counter() - started
 
 
-def print_plan(plans: list[tuple[Path, dict]], profile: str) -> None:
+def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.10) -> None:
     """The plan of every notebook (lclab.planning.plan), as a table and a line of totals."""
     import pandas as pd
 
+    from ..planning.design import design_line
     from ..planning.plan import plan_notebook, plan_table
 
     rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, declared_parameters(nb))]
@@ -131,6 +132,11 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str) -> None:
         print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "
               "cost: params/prices.yaml)")
         print(table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}"))
+    designs = [line for nb, params in plans if (line := design_line(nb.stem, {
+        name: literal(info["default"]) for name, info in declared_parameters(nb).items()} | params, target))]
+    if designs:
+        print("\ndesign (what each run's n can show, before it runs):")
+        print("\n".join(f"  {line}" for line in designs))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plan", action="store_true",
                         help="print calls, tokens, cache hits and estimated time or cost per notebook and stage, "
                              "without calling or loading a model, and exit")
+    parser.add_argument("--target", type=float, default=0.10,
+                        help="with --plan: the 95 %% half-width a comparison should reach (default 0.10)")
     parser.add_argument("notebooks", nargs="*", help="notebook files or stems (default: all, in order)")
     args = parser.parse_args(argv)
 
@@ -168,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(local_models_needed(plans)))
         return 0
     if args.plan:
-        print_plan(plans, Path(args.profile).stem)
+        print_plan(plans, Path(args.profile).stem, args.target)
         return 0
     timings, failed = [], []
     # Executed copies go beside the profile's, not over them: a --model run is a run of its own.

@@ -173,6 +173,9 @@ def pairs_needed(sd_diff: float, effect: float = 0.10, power: float = 0.80, alph
 def power_line(sd_diff: float, n_now: int, what: str, effect: float = 0.10) -> str:
     """One sentence a reader can act on: how many items a 10-point effect needs at 80 % power."""
     needed = pairs_needed(sd_diff, effect)
+    if sd_diff == 0:
+        return (f"power: every paired difference in this run is the same (SD 0), so the variance a power line needs "
+                f"cannot be estimated from it (n = {n_now} {what})")
     if math.isinf(needed):
         return f"power: too few {what} to estimate the variance of the paired differences (n = {n_now})"
     return (f"power: with the observed SD of the paired differences ({sd_diff:.2f}), a {effect * 100:.0f}-point "

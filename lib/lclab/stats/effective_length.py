@@ -45,7 +45,8 @@ def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD) -
 def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
     """Effective length with a percentile bootstrap 95 % CI, resampling QA pairs (all their cells together)."""
     if VALUE not in items or items["context_tokens"].nunique() < 2:
-        return {"effective_length": math.nan, "lo": math.nan, "hi": math.nan, "base_accuracy": math.nan}
+        return {"effective_length": math.nan, "lo": math.nan, "hi": math.nan, "base_accuracy": math.nan,
+                "n_pairs": int(items["qa_id"].nunique()) if "qa_id" in items else 0}
     table = (items.dropna(subset=[VALUE]).assign(v=lambda d: d[VALUE].astype(float))
              .pivot_table(index="qa_id", columns="context_tokens", values="v", aggfunc="sum"))
     counts = (items.dropna(subset=[VALUE]).pivot_table(index="qa_id", columns="context_tokens", values=VALUE,
@@ -60,12 +61,20 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0) 
     draws = draws[~np.isnan(draws)]
     lo, hi = (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else (math.nan,) * 2
     base = items[items["context_tokens"] == items["context_tokens"].min()][VALUE].dropna().astype(float).mean()
-    return {"effective_length": point, "lo": lo, "hi": hi, "base_accuracy": base}
+    return {"effective_length": point, "lo": lo, "hi": hi, "base_accuracy": base, "n_pairs": len(table)}
+
+
+MIN_PAIRS = 10  # QA pairs per length below which the effective length is not reported
 
 
 def length_note(result: dict, lengths: list[int]) -> str:
     if len(lengths) < 2:
         return "effective length: one context length only (give several in context_tokens to measure it)"
+    if result.get("n_pairs", MIN_PAIRS) < MIN_PAIRS:
+        # With n pairs the bootstrap has few distinct resamples (3 at n = 2), and one flipped answer moves the
+        # threshold: the number would be an artifact, so it is not given.
+        return (f"effective length: not estimated from {result['n_pairs']} QA pairs per length (at least "
+                f"{MIN_PAIRS} are needed for its interval to say anything)")
     if math.isnan(result["effective_length"]):
         return "effective length: undefined (no correct answer at the shortest length)"
     return (f"effective length (accuracy >= {THRESHOLD:.0%} of the {min(lengths)}-token accuracy "

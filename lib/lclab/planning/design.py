@@ -1,0 +1,68 @@
+"""Design before running: what a run's n can show, said by `--plan` before any model is called.
+
+For each experiment that declares its primary comparison (`Experiment.design`), the plan prints the
+independent units the run will have, the 95 % half-width expected for the paired difference at that n, the
+smallest effect it detects with 80 % power, and the n a target half-width needs. The spread comes from the
+latest earlier run of the same experiment (the SD of its per-cluster differences for that comparison), or,
+where none exists, from a stated prior.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .. import paths
+from ..experiments import Experiment, for_notebook
+
+# SD of per-cluster paired differences of a yes/no outcome assumed when no earlier run exists: a middle
+# guess (identical outcomes give 0, outcomes that disagree at random near 50 % give about 0.7).
+PRIOR_SD = 0.5
+MIN_UNITS = 10  # below this, say that the run is too small to tell most effects from 0
+
+
+def measured_sd(experiment: Experiment, contrast: tuple) -> tuple[float, str] | None:
+    """(SD of the per-cluster differences for `contrast`, which run it came from) in the latest earlier run."""
+    series, (column, a, b) = experiment.series, contrast
+    if series is None or series.cluster is None:
+        return None
+    logs = sorted((paths.RESULTS / experiment.name).glob("*/result_items.jsonl"), key=lambda f: f.stat().st_mtime)
+    for log in reversed(logs):
+        rows = pd.read_json(log, lines=True, dtype=False)
+        rows = series.prepare(rows) if series.prepare else rows
+        if not {column, series.cluster, series.value} <= set(rows.columns):
+            continue
+        rows = rows.dropna(subset=[series.value]).assign(v=lambda d: d[series.value].astype(float))
+        per = rows[rows[column].isin([a, b])].groupby([series.cluster, column])["v"].mean().unstack()
+        if a in per and b in per and (d := (per[a] - per[b]).dropna()).size >= 3:
+            return float(d.std(ddof=1)), f"run {log.parent.name}, {d.size} {series.unit}"
+    return None
+
+
+def design_line(notebook: str, params: dict, target: float = 0.10) -> str | None:
+    """One paragraph for the plan: units, expected half-width, detectable effect, n for the target."""
+    from scipy.stats import t as student_t
+    from statsmodels.stats.power import TTestPower
+
+    experiment = for_notebook(notebook)
+    if experiment is None or experiment.design is None:
+        return None
+    d = experiment.design(params)
+    found = measured_sd(experiment, d.contrast)
+    sd, source = found if found else (PRIOR_SD, "stated prior, no earlier run")
+    head = f"{notebook}: {d.units} {d.unit} ({d.items_per_unit} items each) for {d.comparison}"
+    if d.units < 2 or sd == 0:
+        return head + f": the spread cannot be estimated (SD {sd:.2f}, {source})"
+    half = student_t.ppf(0.975, d.units - 1) * sd / math.sqrt(d.units)
+    detectable = TTestPower().solve_power(nobs=d.units, power=0.8, alpha=0.05, alternative="two-sided") * sd
+    needed = math.ceil((1.96 * sd / target) ** 2)
+    # A difference of two rates lies in [-1, 1]: an interval or an effect past 1 says nothing.
+    half_text = f"±{half:.2f}" if half < 1 else "past ±1 (uninformative)"
+    power_text = f"|effect| ≥ {detectable:.2f}" if detectable < 1 else "no effect a difference of rates can have"
+    line = (f"{head}: expected 95 % half-width {half_text}; 80 % power detects {power_text} "
+            f"(SD of per-cluster differences {sd:.2f}: {source}); a half-width of ±{target:.2f} needs about "
+            f"{needed} {d.unit}")
+    if d.units < MIN_UNITS:
+        line += f". With fewer than {MIN_UNITS} {d.unit} this run can tell only large effects from 0"
+    return line
