@@ -31,7 +31,7 @@ def test_without_labels_the_card_says_so_instead_of_printing_numbers():
     row = card("unlabelled", "judge", pd.Series([True, False]), pd.Series([0.9, 0.1]), pd.Series(["logprobs"] * 2),
                pd.Series([math.nan, math.nan]), "words", pd.Series([1.0, 0.0]))
     assert row["n_labelled"] == 0 and math.isnan(row["kappa"]) and math.isnan(row["auc"])
-    assert row["reading"].startswith("no human labels for this run's items")
+    assert row["reading"].startswith("no labels for this run's items")
 
 
 def test_a_judge_that_does_not_beat_its_baseline_says_so():

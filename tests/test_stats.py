@@ -30,10 +30,10 @@ from lclab.stats import cohen_kappa, kappa_with_ci, mcnemar_exact, paired_effect
 
 def test_kappa_of_planted_raters():
     judge = [1, 1, 1, 1, 0, 0, 0, 0, 1, 0]
-    human = [1, 1, 1, 0, 0, 0, 0, 1, 1, 0]
+    labels = [1, 1, 1, 0, 0, 0, 0, 1, 1, 0]
     # agreement 0.8; both say 1 half the time, so chance agreement is 0.5: kappa = (0.8 - 0.5) / 0.5
-    assert cohen_kappa(judge, human) == pytest.approx(0.6)
-    card = kappa_with_ci(judge, human)
+    assert cohen_kappa(judge, labels) == pytest.approx(0.6)
+    card = kappa_with_ci(judge, labels)
     assert card["agreement"] == pytest.approx(0.8) and card["kappa_lo"] <= 0.6 <= card["kappa_hi"]
     assert math.isnan(cohen_kappa([1, 1, 1], [1, 1, 1]))  # no variation: kappa is undefined, not 1
     assert cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)

@@ -1,5 +1,5 @@
 """Notebook 05, NLI-based answer evaluation (seed 003): does an LLM checking answers sentence by sentence
-agree with a person's entailment labels, and what does each configuration cost?
+agree with the maintainer's entailment labels, and what does each configuration cost?
 
     sentences.py  Punkt sentence conversion (long sentences cut, short ones merged)
     items.py      an item, its sentences and the three premise/hypothesis pairs; request order

@@ -1,4 +1,4 @@
-"""The human review of generated QA pairs (seed §2): the review file and the pairs marked yes.
+"""The review by reading of generated QA pairs (seed §2): the review file and the pairs marked yes.
 
 The review file is a CSV with one row per pair. Its `validated` column is
 empty after generation; a person fills it with yes/no after reading the source,

@@ -3,7 +3,7 @@
     row = card("answer correct", judge_model, verdicts, probabilities, sources, labels,
                "reference words in the answer", baseline_scores)
 
-Against human labels (written by reading the source, blind to the judge; see
+Against the maintainer's labels (one labeller, an AI coding agent, reading the source, blind to the judge; see
 data/judge_labels/README.md): how many items are labelled, the base rate, raw
 agreement and Cohen's κ with a bootstrap 95 % CI, the ROC AUC of the judge's
 probability with its CI and its expected calibration error; and, labels or not,
@@ -38,7 +38,7 @@ COLUMNS = ["metric", "judge", "n_judged", "parse_failures", "sampled_fallback", 
 
 
 def label_key(*texts: str) -> str:
-    """The key a human label is filed under: a hash of the texts it judged (white space aside)."""
+    """The key a label is filed under: a hash of the texts it judged (white space aside)."""
     joined = "\x1f".join(re.sub(r"\s+", " ", str(t)).strip() for t in texts)
     return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
 
@@ -56,7 +56,7 @@ def load_labels(name: str) -> pd.Series:
 
 
 def labels_for(keys: pd.Series, name: str) -> pd.Series:
-    """The human label of each item (NaN where none was written), joined on the key after labelling."""
+    """The label of each item (NaN where none was written), joined on the key after labelling."""
     return keys.map(load_labels(name)).astype(float)
 
 
@@ -83,7 +83,7 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
     row["n_labelled"] = int(labelled.sum())
     if not labelled.any():
         return {**{c: math.nan for c in COLUMNS}, **row,
-                "reading": "no human labels for this run's items: agreement, κ and AUC cannot be measured"}
+                "reading": "no labels for this run's items: agreement, κ and AUC cannot be measured"}
     y = labels[labelled].astype(int).to_numpy()
     row["base_rate"] = float(y.mean())
     row.update(kappa_with_ci(verdicts[labelled].astype(int), y))
@@ -109,8 +109,8 @@ def reading(row: dict) -> str:
     elif not math.isnan(row["auc"]) and not math.isnan(row["baseline_auc"]):
         words.append(f"the judge beats its baseline on AUC ({row['auc']:.2f} vs {row['baseline_auc']:.2f})")
     if not math.isnan(row["kappa_hi"]) and row["kappa_hi"] < 0.4:
-        words.append("κ below 0.4 even at the top of its interval: agreement with people is weak")
-    return "; ".join(words) or "agreement with people as shown"
+        words.append("κ below 0.4 even at the top of its interval: agreement with the labels is weak")
+    return "; ".join(words) or "agreement with the labels as shown"
 
 
 def cards(rows: list[dict]) -> pd.DataFrame:
@@ -128,7 +128,7 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
     """The card of one judge's columns in a run's items (`column`, `column`_p, `_source`, `_consistency`), over
     the distinct judged texts.
 
-    `key_fields`: the item columns a human label is filed under; `baseline_score(row)`: the judge-free score.
+    `key_fields`: the item columns a label is filed under; `baseline_score(row)`: the judge-free score.
     """
     if column not in items or items.empty:
         return card(metric, judge, pd.Series(dtype=object), pd.Series(dtype=float), pd.Series(dtype=object),
