@@ -24,7 +24,9 @@ def test_a_card_on_planted_verdicts_labels_and_baseline():
     assert row["baseline_agreement"] == pytest.approx(0.8)
     # Judge [1,1,1,1,0,0,0,0,1,0] against those votes: positions 0, 2, 4, 5, 8, 9 agree.
     assert row["judge_vs_baseline"] == pytest.approx(6 / 10)
-    assert "too few" not in row["reading"] and "beats its baseline" in row["reading"]
+    # A 0.98 vs 0.80 lead on 10 texts: the paired interval holds 0, so the card says "ties", not "beats".
+    assert "too few" not in row["reading"] and "ties with its judge-free baseline" in row["reading"]
+    assert row["versus_baseline"] == "ties with" and row["auc_vs_baseline_lo"] < 0 < row["auc_vs_baseline_hi"]
 
 
 def test_without_labels_the_card_says_so_instead_of_printing_numbers():
@@ -39,7 +41,7 @@ def test_a_judge_that_does_not_beat_its_baseline_says_so():
     row = card("weak", "judge", pd.Series([True, False, True, False] * 3), pd.Series([0.6, 0.4, 0.6, 0.4] * 3),
                pd.Series(["logprobs"] * 12), labels, "words", pd.Series([1.0, 1.0, 0.0, 0.0] * 3))
     assert row["auc"] == pytest.approx(0.5) and row["baseline_auc"] == pytest.approx(1.0)
-    assert "does not beat its judge-free baseline (AUC 0.50 vs 1.00)" in row["reading"]
+    assert "loses to its judge-free baseline on AUC (0.50 vs 1.00" in row["reading"]
 
 
 def test_the_label_key_ignores_white_space_only():
@@ -54,3 +56,12 @@ def test_content_word_overlap_lemmatizes_and_skips_function_words():
     assert content_overlap("The and of.", "anything") is None  # no content words: no score, not 0
     assert content_overlap("Opłaty skarbowej nie pobiera się.", "Opłata skarbowa nie jest pobierana.",
                            "polish") == pytest.approx(1.0)
+
+
+def test_a_judge_beats_its_baseline_only_when_the_paired_interval_excludes_0():
+    labels = pd.Series([1, 0] * 30, dtype=float)
+    judge = pd.Series([0.9, 0.1] * 30)  # orders every pair right
+    baseline = pd.Series([1.0, 1.0, 0.0, 0.0] * 15)  # right half of the time
+    row = card("strong", "judge", judge >= 0.5, judge, pd.Series(["logprobs"] * 60), labels, "words", baseline)
+    assert row["versus_baseline"] == "beats" and row["auc_vs_baseline_lo"] > 0
+    assert "the judge beats its judge-free baseline on AUC (1.00 vs 0.50" in row["reading"]

@@ -27,14 +27,14 @@ from ..paths import DATA
 from ..stats import kappa_with_ci
 from ..text.hand_tables import read_hand_table
 from .baselines import THRESHOLD
-from .score_eval import expected_calibration_error, separation_summary
+from .score_eval import expected_calibration_error, paired_auc_difference, separation_summary
 
 LABELS = DATA / "judge_labels"
 MIN_LABELS = 10  # below this, a card's numbers are printed but called too few to tell
 COLUMNS = ["metric", "judge", "n_judged", "parse_failures", "sampled_fallback", "n_labelled", "base_rate",
            "agreement", "kappa", "kappa_lo", "kappa_hi", "auc", "auc_lo", "auc_hi", "ece", "baseline",
-           "baseline_agreement", "baseline_kappa", "baseline_auc", "judge_vs_baseline", "self_consistency",
-           "reading"]
+           "baseline_agreement", "baseline_kappa", "baseline_auc", "auc_vs_baseline", "auc_vs_baseline_lo",
+           "auc_vs_baseline_hi", "versus_baseline", "judge_vs_baseline", "self_consistency", "reading"]
 
 
 def label_key(*texts: str) -> str:
@@ -94,8 +94,20 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
     base = kappa_with_ci(baseline_votes[with_base].astype(int), labels[with_base].astype(int))
     row.update(baseline_agreement=base["agreement"], baseline_kappa=base["kappa"],
                baseline_auc=separation_summary(labels[with_base].astype(int), baseline_scores[with_base])["auc"])
+    row.update(versus_baseline(labels[with_base].astype(int), probabilities[with_base], baseline_scores[with_base]))
     row["reading"] = reading(row)
     return {c: row.get(c, math.nan) for c in COLUMNS}
+
+
+def versus_baseline(labels: pd.Series, judge_scores: pd.Series, baseline_scores: pd.Series) -> dict:
+    """The judge's AUC minus its baseline's on the same labelled texts, with a bootstrap 95 % CI, and what the
+    interval says: "beats" (above 0), "loses to" (below 0) or "ties with" (it holds 0); never the point."""
+    diff = paired_auc_difference(labels, judge_scores.astype(float), baseline_scores.astype(float))
+    lo, hi = diff["difference_lo"], diff["difference_hi"]
+    verdict = ("cannot be compared with" if math.isnan(lo) else "beats" if lo > 0 else "loses to" if hi < 0
+               else "ties with")
+    return {"auc_vs_baseline": diff["difference"], "auc_vs_baseline_lo": lo, "auc_vs_baseline_hi": hi,
+            "versus_baseline": verdict}
 
 
 def reading(row: dict) -> str:
@@ -103,11 +115,10 @@ def reading(row: dict) -> str:
     words = []
     if row["n_labelled"] < MIN_LABELS:
         words.append(f"only {row['n_labelled']} labelled items: too few to tell")
-    if not math.isnan(row["auc"]) and not math.isnan(row["baseline_auc"]) and row["auc"] <= row["baseline_auc"]:
-        words.append(f"the judge does not beat its judge-free baseline (AUC {row['auc']:.2f} vs "
-                     f"{row['baseline_auc']:.2f})")
-    elif not math.isnan(row["auc"]) and not math.isnan(row["baseline_auc"]):
-        words.append(f"the judge beats its baseline on AUC ({row['auc']:.2f} vs {row['baseline_auc']:.2f})")
+    if row.get("versus_baseline") in ("beats", "loses to", "ties with"):
+        words.append(f"the judge {row['versus_baseline']} its judge-free baseline on AUC ({row['auc']:.2f} vs "
+                     f"{row['baseline_auc']:.2f}; paired difference {row['auc_vs_baseline']:+.2f} "
+                     f"[{row['auc_vs_baseline_lo']:+.2f}, {row['auc_vs_baseline_hi']:+.2f}])")
     if not math.isnan(row["kappa_hi"]) and row["kappa_hi"] < 0.4:
         words.append("κ below 0.4 even at the top of its interval: agreement with the labels is weak")
     return "; ".join(words) or "agreement with the labels as shown"

@@ -64,15 +64,16 @@ def bootstrap_mean_ci(values, n_boot: int = 2000, seed: int = 0, level: float = 
 # -- agreement, paired effects, power ------------------------------------------------------------
 
 def cohen_kappa(a, b) -> float:
-    """Cohen's κ of two binary raters; NaN when chance agreement is 1 (one rater never varies, κ undefined)."""
+    """Cohen's κ of two binary raters; NaN when either rater never varies.
+
+    A rater who gives one answer throughout agrees with the other exactly as often as chance predicts, so κ
+    is 0 by construction, whatever the other does: it says nothing, and a bootstrap replicate that happens
+    to draw one class only must not pull the interval to 0 (it is left out instead)."""
     import numpy as np
     from sklearn.metrics import cohen_kappa_score
 
     a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
-    if len(a) == 0:
-        return math.nan
-    p_a, p_b = a.mean(), b.mean()
-    if math.isclose(p_a * p_b + (1 - p_a) * (1 - p_b), 1.0):
+    if len(a) == 0 or a.min() == a.max() or b.min() == b.max():
         return math.nan
     return float(cohen_kappa_score(a, b))
 
