@@ -21,7 +21,8 @@ def test_unknown_notebook_parameter_is_an_error_not_a_warning():
         execute(SWEEP, {"nonsense": 1}, REPO / "never-written.ipynb")
 
 
-def test_shared_parameters_apply_only_where_declared_and_model_overrides():
+def test_shared_parameters_apply_only_where_declared_and_model_overrides(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a served model needs its key before anything runs
     params = parameters_for(SWEEP, {"all": {"run_name": "x", "n_passages": 3}}, model="openai/m")
     # another model: a run folder of its own, judged by the profile's judge (the notebook's own model)
     assert params == {"run_name": "x-m", "model": "openai/m", "judge_model": "local/qwen2.5-coder-1.5b"}

@@ -40,6 +40,7 @@ def test_a_bad_value_is_refused_naming_notebook_parameter_value_and_rule(values,
 
 
 def test_good_values_and_a_served_models_budget_pass(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("LCLAB_N_CTX", "32768")
     assert parameters_for(SWEEP, {"01_lost_in_the_middle": {"context_tokens": [1000, 30000]}})
     assert parameters_for(SWEEP, {"01_lost_in_the_middle": {"context_tokens": [100000]}}, model="openai/gpt-4o-mini")
@@ -56,7 +57,8 @@ def test_the_model_override_and_model_config_objects_are_checked():
     assert "choices" not in (check_model_spec("openai/gpt-4o-mini") or "")
 
 
-def test_another_answering_model_keeps_the_profiles_judge_and_gets_a_run_folder_of_its_own():
+def test_another_answering_model_keeps_the_profiles_judge_and_gets_a_run_folder_of_its_own(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     params = parameters_for(SWEEP, {"all": {"run_name": "default"}}, model="local/qwen2.5-coder-0.5b")
     assert params["model"] == "local/qwen2.5-coder-0.5b"
     assert params["judge_model"] == "local/qwen2.5-coder-1.5b"  # the notebook's own model judges, as in default
@@ -147,3 +149,25 @@ def test_the_plan_charges_only_what_a_prompt_does_not_share_with_the_one_before(
     reused = answers_and_judges("nb", model, model, prompts, 8, 1, reuse_prefix=True)[0]
     assert fresh["prompt_tokens"] == reused["prompt_tokens"] > 2 * 2_000  # the same tokens are sent ...
     assert reused["seconds"] < 0.7 * fresh["seconds"]  # ... but the second prompt's documents are not read again
+
+
+@pytest.mark.parametrize("spec, problem", [
+    ("openai/gpt-4o-mini", "needs an API key: export OPENAI_API_KEY"),
+    ("openai/fake@http//127.0.0.1:8000/v1", "'http//127.0.0.1:8000/v1' is not an http(s)://host[:port]/... URL"),
+    ("openai/fake@http:///v1", "is not an http(s)://host[:port]/... URL"),
+    ("openai/fake@http://127.0.0.1:99999/v1", "'http://127.0.0.1:99999/v1' has a port outside 1-65535"),
+    ("openai/fake@http://user:secret@127.0.0.1:99999/v1", "'http://127.0.0.1:99999/v1' has a port"),
+])
+def test_a_served_model_that_cannot_work_is_refused_before_any_work(spec, problem):
+    from lclab.runs.params import check_model_spec
+
+    found = check_model_spec(spec)
+    assert found is not None and problem in found and "secret" not in found
+
+
+def test_a_served_model_with_a_url_or_a_key_passes(monkeypatch):
+    from lclab.runs.params import check_model_spec
+
+    assert check_model_spec("openai/m@http://127.0.0.1:8000/v1") is None  # a local server needs no key
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert check_model_spec("openai/gpt-4o-mini") is None

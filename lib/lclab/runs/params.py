@@ -89,6 +89,32 @@ def check_model_spec(spec) -> str | None:
         if path.suffix != ".gguf" or not path.is_file():
             return (f"unknown local model {parsed.model!r}: use one of {sorted(EMBEDDED_MODELS)} "
                     "or a path to an existing .gguf file")
+    if parsed.backend in ("local", "hf"):
+        return None
+    return _served_problem(parsed)
+
+
+def _served_problem(parsed) -> str | None:
+    """Why a served model's URL or key cannot work, before any call: every call would fail alike."""
+    from urllib.parse import urlsplit
+
+    from ..models.errors import MissingAPIKeyError
+
+    for url in parsed.base_urls() if parsed.base_url is not None else []:
+        parts = urlsplit(url)
+        public = parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]).geturl()  # never print a password
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return f"base URL {public!r} is not an http(s)://host[:port]/... URL"
+        try:
+            port = parts.port
+        except ValueError:
+            return f"base URL {public!r} has a port outside 1-65535"
+        if not parts.hostname or port == 0:
+            return f"base URL {public!r} names no host" if not parts.hostname else f"base URL {public!r} has port 0"
+    try:
+        parsed.api_key()
+    except MissingAPIKeyError as err:
+        return str(err)
     return None
 
 
