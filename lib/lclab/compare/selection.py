@@ -10,6 +10,10 @@ from ..experiments import find
 from ..runs.manifest import read
 
 
+# A partial run (some items failed, left out of every rate) is compared on the items it has.
+FINISHED = ("finished", "partial")
+
+
 class IncomparableRunsError(ValueError):
     """The runs differ in what makes their numbers comparable; the message names every such field."""
 
@@ -31,7 +35,7 @@ def select(runs: list[str] | str) -> dict[str, list[Path]]:
         for manifest in folders:
             m = read(manifest.parent)
             experiment = find(m["experiment"])
-            if m.get("status") == "finished" and experiment is not None and experiment.comparable is not None:
+            if m.get("status") in FINISHED and experiment is not None and experiment.comparable is not None:
                 found.setdefault(m["experiment"], [])
                 if manifest.parent not in found[m["experiment"]]:
                     found[m["experiment"]].append(manifest.parent)

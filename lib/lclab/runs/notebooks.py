@@ -119,6 +119,27 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     return time.perf_counter() - started
 
 
+def failed_runs_since(started: float) -> list[str]:
+    """One line per run written since `started` whose items failed (status partial or failed), with the count
+    and the first error: a notebook that "finished" with failed calls must not pass for a good run."""
+    import json
+
+    lines = []
+    for path in sorted(paths.RESULTS.glob("*/*/manifest.json")):
+        try:
+            if path.stat().st_mtime < started:
+                continue
+            m = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        trials = m.get("trials") or {}
+        if m.get("status") in ("failed", "partial"):
+            lines.append(f"run {m['experiment']}/{m['run_name']} {m['status']}: {trials.get('failed_items')} of "
+                         f"{m.get('n_items')} items failed or could not be scored; the first: "
+                         f"{trials.get('first_error')}")
+    return lines
+
+
 def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.10) -> None:
     """The plan of every notebook (lclab.planning.plan), as a table and a line of totals."""
     import pandas as pd
@@ -185,12 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     for nb, params in plans:
         output = executed / nb.name
         print(f"== {nb.name}  {params}", flush=True)
+        started = time.time()
         try:
             seconds = execute(nb, params, output)
         except Exception as err:  # noqa: BLE001  (report, keep going with the other notebooks)
             failed.append(nb.name)
             print(f"!! {nb.name} failed: {type(err).__name__}: {str(err)[:2000]}", file=sys.stderr)
             continue
+        if problems := failed_runs_since(started):
+            failed.append(nb.name)
+            print("\n".join(f"!! {nb.name}: {line}" for line in problems), file=sys.stderr)
         timings.append((nb.name, seconds))
         print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
     summary = executed / "timings.tsv"

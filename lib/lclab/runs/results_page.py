@@ -61,7 +61,7 @@ def write(runs: str = "", out: Path | None = None) -> Path:
              "rerun it after a run, never edit it by hand."]
     for experiment in experiments():
         folders = sorted(f.parent for f in (paths.RESULTS / experiment.name).glob(f"{runs}*/manifest.json")
-                         if json.loads(f.read_text(encoding="utf-8")).get("status") == "finished")
+                         if json.loads(f.read_text(encoding="utf-8")).get("status") in ("finished", "partial"))
         if folders:
             parts.append(f"## {experiment.name} ({experiment.notebook_stem})\n\n{experiment.description}")
             parts += [_run_section(f) for f in folders]

@@ -190,7 +190,8 @@ class Run:
         """Append this invocation to the run's accounting log, then write the manifest (which sums that log)."""
         log_accounting(self.dir, self.started.isoformat(timespec="seconds"), status, accounting)
         manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
-                       status, headline, n_items, trials={"ran": self.ran, "resumed": self.resumed})
+                       status, headline, n_items, trials={"ran": self.ran, "resumed": self.resumed,
+                                                          **getattr(self, "_failures", {})})
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
         """This machine's measured speed of the run's model, for the plans of later runs (lclab.planning.plan)."""
@@ -221,7 +222,13 @@ class Run:
         items = items if items is not None else pd.DataFrame()
         # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
         items.to_json(self.dir / "result_items.jsonl", orient="records", lines=True, force_ascii=False)
-        self._record(accounting, "finished", headline, len(items))
+        failed = items["error"].notna() if "error" in items else pd.Series(False, index=items.index)
+        # A run whose items failed says so in its status: "partial" (some) or "failed" (all), with the count
+        # and the first error in the manifest; run_all.sh then ends non-zero (lclab.runs.notebooks).
+        self._failures = {"failed_items": int(failed.sum()),
+                          "first_error": str(items.loc[failed, "error"].iloc[0])[:500] if failed.any() else None}
+        status = "finished" if not failed.any() else "failed" if failed.all() else "partial"
+        self._record(accounting, status, headline, len(items))
         self._finished = True
         self._record_throughput(accounting)
         refresh_index()
