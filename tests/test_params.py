@@ -171,3 +171,26 @@ def test_a_served_model_with_a_url_or_a_key_passes(monkeypatch):
     assert check_model_spec("openai/m@http://127.0.0.1:8000/v1") is None  # a local server needs no key
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert check_model_spec("openai/gpt-4o-mini") is None
+
+
+@pytest.mark.parametrize("name, content, problem", [
+    ("empty.csv", b"", "the file is empty"),
+    ("latin1.csv", "question,answer,validated\nQui a écrit?,Moi,yes\n".encode("latin-1"),
+     "line 2, column 7 is not UTF-8 (byte 0xe9): save the file as UTF-8"),
+    ("header.csv", b"question,answer,validated\n", "the CSV has a header and no rows"),
+    ("cut.json", b'[{"id": "1", "question": "Q?"}, {"id": "2", "quest', "line 1, column 45: not valid JSON"),
+])
+def test_a_bad_data_file_is_named_with_its_line_before_anything_loads(tmp_path, name, content, problem):
+    path = tmp_path / name
+    path.write_bytes(content)
+    notebook, parameter = (("07_rag_ifeval", "eval_path") if name.endswith(".json")
+                           else ("01_lost_in_the_middle", "qa_path"))
+    nb = NOTEBOOKS / f"{notebook}.ipynb"
+    with pytest.raises(ParameterError) as err:
+        parameters_for(nb, {notebook: {parameter: str(path)}})
+    assert problem in str(err.value) and str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_missing_data_file_is_named(tmp_path):
+    with pytest.raises(ParameterError, match=r"qa_path = .*: no such file"):
+        parameters_for(SWEEP, {"01_lost_in_the_middle": {"qa_path": str(tmp_path / "nope.csv")}})

@@ -211,7 +211,10 @@ def main(argv: list[str] | None = None) -> int:
             seconds = execute(nb, params, output)
         except Exception as err:  # noqa: BLE001  (report, keep going with the other notebooks)
             failed.append(nb.name)
-            print(f"!! {nb.name} failed: {type(err).__name__}: {str(err)[:2000]}", file=sys.stderr)
+            # papermill's error carries the cell's exception: its type and message first, in one line (the
+            # coloured traceback is in the executed notebook).
+            kind, message = getattr(err, "ename", type(err).__name__), getattr(err, "evalue", str(err))
+            print(f"!! {nb.name} failed: {kind}: {str(message)[:2000]} (traceback in {output})", file=sys.stderr)
             continue
         if problems := failed_runs_since(started):
             failed.append(nb.name)

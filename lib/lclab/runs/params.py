@@ -173,6 +173,22 @@ def check(notebook: str, name: str, value, default, help_text: str, model=None) 
     problem = _check_one(value, rule, model)
     if problem:
         raise ParameterError(f"{where}: must be {problem}")
+    if name.endswith("_path") and isinstance(value, str) and value:
+        _check_file(where, value, default)
+
+
+def _check_file(where: str, value: str, default) -> None:
+    """A data file a parameter names: it must exist where the shipped default does, and read cleanly."""
+    from ..paths import repo_path
+    from .inputs import input_file_problem
+
+    path = repo_path(value)
+    shipped = isinstance(default, str) and default and repo_path(default).is_file()
+    if shipped and not path.is_file():
+        raise ParameterError(f"{where}: no such file ({path})")
+    problem = input_file_problem(path)
+    if problem:
+        raise ParameterError(f"{where}: {path}: {problem}")
 
 
 def check_all(notebook: str, declared: dict[str, dict], params: dict) -> None:
