@@ -41,7 +41,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ ! -f "params/$profile.yaml" ] && [ ! -f "$profile" ]; then
-  echo "run_all.sh: no profile '$profile' (looked for params/$profile.yaml)" >&2; exit 2
+  case "$profile" in
+    */*|*.yaml|*.yml) echo "run_all.sh: no profile file '$profile'" >&2 ;;
+    *) echo "run_all.sh: no profile '$profile' (looked for params/$profile.yaml)" >&2 ;;
+  esac
+  exit 2
 fi
 
 args=(--profile "$profile")

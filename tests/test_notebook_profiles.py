@@ -48,7 +48,9 @@ def test_every_notebook_is_committed_without_outputs_and_has_parameters():
 
 
 @pytest.mark.parametrize("args, message", [(["--bogus"], "unknown option '--bogus'"),
-                                           (["--profile", "nope"], "no profile 'nope'")])
+                                           (["--profile", "nope"], "no profile 'nope' (looked for params/nope.yaml)"),
+                                           (["--profile", "/tmp/none/mine.yaml"],
+                                            "no profile file '/tmp/none/mine.yaml'")])
 def test_run_all_rejects_bad_options_with_usage(args, message):
     result = subprocess.run([str(REPO / "run_all.sh"), *args], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2

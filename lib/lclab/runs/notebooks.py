@@ -43,10 +43,12 @@ def declared_parameters(notebook: Path) -> dict[str, dict]:
 
 def load_profile(name: str) -> dict:
     """params/<name>.yaml, or a YAML file given by its path."""
-    path = Path(name) if name.endswith((".yaml", ".yml")) else PARAMS / f"{name}.yaml"
+    as_path = name.endswith((".yaml", ".yml")) or "/" in name
+    path = Path(name) if as_path else PARAMS / f"{name}.yaml"
     if not path.exists():
         known = sorted(p.stem for p in PARAMS.glob("*.yaml") if p.stem != "endpoints")
-        raise FileNotFoundError(f"no parameter profile {name!r} (params/{name}.yaml); known: {known}")
+        where = "no such file" if as_path else f"params/{name}.yaml"
+        raise FileNotFoundError(f"no parameter profile {name!r} ({where}); known: {known}")
     return yaml.safe_load(path.read_text()) or {}
 
 
