@@ -160,3 +160,16 @@ def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
     assert warm.loc["total", "calls"] == 0  # every sample resumed from its log row
     assert pd.read_csv(out / "summary.csv").set_index("metric").score.equals(scores.score)
     assert len(pd.read_json(out / "qwen2.5-coder-0.5b.jsonl", lines=True)) == 2  # resumed, not written again
+
+
+def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
+    run("09_synthetic_tasks", outputs)
+    out = outputs / "results" / "synthetic" / "smoke"
+    items = pd.read_json(out / "items.jsonl", lines=True)
+    assert sorted(items["task"]) == ["common_words", "needle_multikey", "needle_single", "qa", "variables"]
+    assert items["score"].between(0, 1).all() and (items["prompt_tokens"] <= 500).all()
+    written = [json.loads(line) for line in (out / "items.samples.jsonl").read_text().splitlines()]
+    assert len(written) == 5 and all(s["input"] and s["target"] for s in written)  # on disk before the calls
+    accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
+    assert set(accounting.index) == {"answer", "total"}  # no judge
+    assert (outputs / "figures" / "synthetic_smoke.png").stat().st_size > 10_000

@@ -141,9 +141,9 @@ def _shared_prefix_tokens(model: str, before, prompt) -> int:
     return count_tokens(model, common) if common else 0
 
 
-def answers_and_judges(notebook: str, model: str, judge: str, prompts: list, max_tokens: int, judges_per: int,
-                       reference_tokens: int = 20, reuse_prefix: bool = False) -> list[dict]:
-    """An answer per prompt (looked up in the cache) and `judges_per` judge calls per answer.
+def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_tokens: int,
+                    reuse_prefix: bool = False) -> list[dict]:
+    """One plan row: an answer per prompt, each looked up in the cache and counted at its own length.
 
     `reuse_prefix`: the prompts are sent one at a time, in this order, to a local model, which keeps the
     prefix a prompt shares with the one before it and reads only the rest."""
@@ -159,9 +159,15 @@ def answers_and_judges(notebook: str, model: str, judge: str, prompts: list, max
             kept = _shared_prefix_tokens(model, previous, prompt) if reuse_prefix and previous else 0
             todo.append((n, min(kept, n)))
             previous = prompt
-    return [row(notebook, "answer", model, len(prompts), len(done), sum(lengths), answered_tokens, todo),
-            row(notebook, "judge", judge, len(prompts) * judges_per, 0,
-                len(prompts) * judges_per * (JUDGE_PROMPT + reference_tokens + max_tokens), len(prompts) * judges_per * 8)]
+    return [row(notebook, stage, model, len(prompts), len(done), sum(lengths), answered_tokens, todo)]
+
+
+def answers_and_judges(notebook: str, model: str, judge: str, prompts: list, max_tokens: int, judges_per: int,
+                       reference_tokens: int = 20, reuse_prefix: bool = False) -> list[dict]:
+    """An answer per prompt (planned_answers) and `judges_per` judge calls per answer."""
+    return planned_answers(notebook, "answer", model, prompts, max_tokens, reuse_prefix) + [
+        row(notebook, "judge", judge, len(prompts) * judges_per, 0,
+            len(prompts) * judges_per * (JUDGE_PROMPT + reference_tokens + max_tokens), len(prompts) * judges_per * 8)]
 
 
 def plan_notebook(notebook: str, params: dict, declared: dict) -> list[dict]:

@@ -42,14 +42,16 @@ def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD) -
     return float(kept)
 
 
-def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> dict:
-    """Effective length with a percentile bootstrap 95 % CI, resampling QA pairs (all their cells together)."""
-    if VALUE not in items or items["context_tokens"].nunique() < 2:
+def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, value: str = VALUE,
+                        cluster: str = "qa_id") -> dict:
+    """Effective length with a percentile bootstrap 95 % CI, resampling clusters (QA pairs, haystacks: all their
+    cells together). `value`: yes/no or a score in [0, 1]."""
+    if value not in items or items["context_tokens"].nunique() < 2:
         return {"effective_length": math.nan, "lo": math.nan, "hi": math.nan, "base_accuracy": math.nan,
-                "n_pairs": int(items["qa_id"].nunique()) if "qa_id" in items else 0}
-    table = (items.dropna(subset=[VALUE]).assign(v=lambda d: d[VALUE].astype(float))
-             .pivot_table(index="qa_id", columns="context_tokens", values="v", aggfunc="sum"))
-    counts = (items.dropna(subset=[VALUE]).pivot_table(index="qa_id", columns="context_tokens", values=VALUE,
+                "n_pairs": int(items[cluster].nunique()) if cluster in items else 0}
+    table = (items.dropna(subset=[value]).assign(v=lambda d: d[value].astype(float))
+             .pivot_table(index=cluster, columns="context_tokens", values="v", aggfunc="sum"))
+    counts = (items.dropna(subset=[value]).pivot_table(index=cluster, columns="context_tokens", values=value,
                                                         aggfunc="count"))
     def estimate(rows: np.ndarray) -> float:
         hits, n = table.iloc[rows].sum(), counts.iloc[rows].sum()
@@ -60,7 +62,7 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0) 
     draws = np.array([estimate(rng.integers(0, len(table), len(table))) for _ in range(n_boot)])
     draws = draws[~np.isnan(draws)]
     lo, hi = (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else (math.nan,) * 2
-    base = items[items["context_tokens"] == items["context_tokens"].min()][VALUE].dropna().astype(float).mean()
+    base = items[items["context_tokens"] == items["context_tokens"].min()][value].dropna().astype(float).mean()
     return {"effective_length": point, "lo": lo, "hi": hi, "base_accuracy": base, "n_pairs": len(table)}
 
 

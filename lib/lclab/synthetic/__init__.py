@@ -1,0 +1,17 @@
+"""Notebook 09, synthetic long-context tasks (RULER-style): where does a model lose information, at any
+length, with as many seeded samples as the budget allows and no judge?
+
+    haystack.py    sentences of the user's documents (or the shipped essays) filling an exact token budget,
+                   needles placed at depths
+    tasks.py       the tasks (needles with distractors, several values or several queries; variable tracking;
+                   common and frequent words; QA on validated pairs) and their string-match scores
+    run.py         every sample answered once and scored; summaries with CIs over haystacks; effective length
+    figure.py      score by length per task; depth x length heatmap with n per cell
+    experiment.py  its registration: plan, design, comparison
+"""
+
+from .figure import synthetic_figure
+from .run import EXPERIMENT, build_samples, run_synthetic, summarize
+from .tasks import TASKS, score
+
+__all__ = ["EXPERIMENT", "TASKS", "build_samples", "run_synthetic", "score", "summarize", "synthetic_figure"]

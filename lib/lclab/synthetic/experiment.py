@@ -1,0 +1,35 @@
+"""Notebook 09 as one registered experiment: planned from the very samples the run answers, compared by
+haystack."""
+
+from __future__ import annotations
+
+from ..experiments import Design, Experiment, Series, register
+from ..planning.plan import one_at_a_time_local, planned_answers
+from .run import EXPERIMENT, build_samples
+
+
+def plan(notebook: str, p: dict) -> list[dict]:
+    """Every sample's exact prompt (built as the run builds it), looked up in the cache; no judge."""
+    samples = build_samples(p["model"], p["tasks"], p["context_tokens"], p["depths"], p["n_samples"], p["seed"],
+                            p["corpus"], p["value_kinds"], p["qa_path"])
+    return planned_answers(notebook, "answer (no judge)", p["model"], [s.input for s in samples],
+                           p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))
+
+
+def design(p: dict) -> Design:
+    """The primary comparison: the longest length minus the shortest, paired by haystack."""
+    lengths = sorted(p["context_tokens"])
+    return Design(units=p["n_samples"] * len(p["tasks"]), unit="haystacks",
+                  items_per_unit=len(lengths) * len(p["depths"]),
+                  comparison=f"{lengths[-1]:,} − {lengths[0]:,} tokens", contrast=("context_tokens", lengths[-1],
+                                                                                    lengths[0]))
+
+
+EXPERIMENT_SPEC = register(Experiment(
+    name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, design=design,
+    comparable=("tasks", "context_tokens", "depths", "n_samples", "seed", "corpus", "value_kinds", "qa_path",
+                "max_answer_tokens"),
+    series=Series(key=("sample_id",), value="score", x="context_tokens", x_label="context length (tokens)",
+                  binary=False, cluster="cluster", unit="haystacks"),
+    description="Synthetic long-context tasks (RULER-style needles, variable tracking, word extraction, QA): "
+                "score by length and depth, scored by string match, no judge"))

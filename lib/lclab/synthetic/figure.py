@@ -1,0 +1,40 @@
+"""Figure of notebook 09: each task's score by length (95 % CIs over haystacks), and score by depth and
+length over the tasks that place a needle, with n in every cell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import seaborn as sns
+
+from ..figures import PAGE, plt, save_figure
+
+
+def synthetic_figure(summary: pd.DataFrame, by_length: pd.DataFrame, title: str, path: Path, meta: dict | None = None):
+    fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE, 2.9), gridspec_kw={"width_ratios": [3, 2]})
+    lengths = sorted(by_length["context_tokens"].unique()) if len(by_length) else []
+    for task, part in by_length.groupby("task", sort=False):
+        part = part.sort_values("context_tokens")
+        left.errorbar(part["context_tokens"], part["score"], capsize=2, fmt="o-", markersize=3, label=task,
+                      yerr=[(part["score"] - part["lo"]).clip(lower=0), (part["hi"] - part["score"]).clip(lower=0)])
+    if len(lengths) > 1:
+        left.set_xscale("log", base=2)
+    left.set_xticks(lengths, labels=[f"{x:,}" for x in lengths])
+    left.set(xlabel="context length (tokens of the model)", ylabel="mean score (95 % CI over haystacks)",
+             ylim=(-0.05, 1.05), title="score by length, per task")
+    left.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    placed = summary.dropna(subset=["depth"]) if len(summary) else summary
+    if len(placed):
+        cells = placed.groupby(["depth", "context_tokens"]).apply(
+            lambda g: pd.Series({"score": (g["score"] * g["n"]).sum() / g["n"].sum(), "n": g["n"].sum()}),
+            include_groups=False).reset_index()
+        grid = cells.pivot(index="depth", columns="context_tokens", values="score")
+        counts = cells.pivot(index="depth", columns="context_tokens", values="n")
+        labels = grid.map(lambda v: f"{v:.2f}") + counts.map(lambda n: f"\nn={int(n)}")
+        sns.heatmap(grid, ax=right, vmin=0, vmax=1, cmap="viridis", annot=labels, fmt="", annot_kws={"fontsize": 6},
+                    cbar_kws={"label": "mean score"})
+        right.set(xlabel="context length (tokens)", ylabel="needle depth (%)", title="needle tasks: depth x length")
+    else:
+        right.axis("off")
+    return save_figure(fig, path, title, meta)

@@ -1,0 +1,87 @@
+"""Filling an exact token budget: haystack sentences from the user's documents (or the shipped essays), with
+needle sentences placed at depths, cut to the longest context whose whole prompt fits the budget in the
+model's own tokens."""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import lru_cache
+from typing import Callable, Sequence
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"^[a-z]{5,9}$")
+
+
+@lru_cache(maxsize=4)
+def corpus_sentences(corpus: str) -> tuple[str, ...]:
+    """Every sentence of the corpus's documents, in file order (whitespace folded)."""
+    from ..text.corpus import load_corpus
+
+    out = []
+    for doc in load_corpus(corpus).documents:
+        for sentence in _SENTENCE_END.split(" ".join(doc.text.split())):
+            if len(sentence) > 20:
+                out.append(sentence)
+    if not out:
+        raise ValueError(f"corpus {corpus!r} holds no sentences to build a haystack from")
+    return tuple(out)
+
+
+@lru_cache(maxsize=4)
+def corpus_words(corpus: str) -> tuple[str, ...]:
+    """Distinct plain lower-case words of 5-9 letters from the corpus: keys, word values and listed words."""
+    words = {w for s in corpus_sentences(corpus) for w in re.findall(r"[A-Za-z]+", s) if _WORD.match(w)}
+    return tuple(sorted(words))
+
+
+def filler(corpus: str, rng: random.Random) -> list[str]:
+    """The corpus's sentences from a seeded starting point, wrapping around: one sample's haystack order."""
+    sentences = corpus_sentences(corpus)
+    start = rng.randrange(len(sentences))
+    return list(sentences[start:] + sentences[:start])
+
+
+def place(units: Sequence[str], needles: Sequence[tuple[float, str]]) -> list[str]:
+    """The units with each (depth %, needle) inserted at that depth (0: first, 100: last), in depth order."""
+    out = list(units)
+    for depth, needle in sorted(needles, key=lambda d: d[0], reverse=True):
+        out.insert(round(depth / 100 * len(units)), needle)
+    return out
+
+
+def fit(units: Sequence[str], needles: Sequence[tuple[float, str]], build: Callable[[str], str],
+        count: Callable[[str], int], budget: int, joiner: str = " ") -> tuple[str, int]:
+    """(prompt, its tokens): the most units (with every needle placed) whose whole prompt fits `budget` tokens."""
+    # No budget needs more units than it has tokens' worth of characters x 20 (a token is rarely longer than
+    # a few characters): searching past that would only count huge prompts.
+    most, chars = 0, 0
+    while most < len(units) and chars <= 20 * budget:
+        chars += len(units[most]) + len(joiner)
+        most += 1
+    return fit_by(lambda k: build(joiner.join(place(units[:k], needles))), most, count, budget,
+                  whole=most == len(units))
+
+
+def fit_by(prompt_with: Callable[[int], str], most: int, count: Callable[[str], int], budget: int,
+           whole: bool = True) -> tuple[str, int]:
+    """(prompt, its tokens) for the largest k <= most whose `prompt_with(k)` fits `budget` tokens.
+
+    A binary search, each candidate counted with the model's own tokenizer (chat template included), so the
+    budget is exact and never overrun. Every unit holds at least one token, so k stays below `budget`."""
+    whole = whole and most <= budget
+    most = min(most, budget)
+    lo, hi = 0, most
+    if count(prompt_with(0)) > budget:
+        raise ValueError(f"a {budget}-token budget cannot hold the task's question and needles alone "
+                         f"({count(prompt_with(0))} tokens): give a larger context_tokens")
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(prompt_with(mid)) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == most and whole:
+        raise ValueError(f"the corpus is too small to fill {budget} tokens ({most} units fit whole)")
+    prompt = prompt_with(lo)
+    return prompt, count(prompt)

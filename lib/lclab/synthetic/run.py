@@ -1,0 +1,122 @@
+"""Notebook 09: every synthetic task at every length and depth, answered once and scored by string match.
+
+Samples are built (and written to disk by the runner) before any call; answers go out in an order that lets
+each prompt reuse the longest prefix of the one before (one haystack at a time, the deepest needle first).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..models import budget_counters, check_budget, complete, tokenizer_name
+from ..qa import load_validated
+from ..runs.folders import fingerprint
+from ..runs.runner import Result, Run, Step, answer_columns, headline
+from ..runs.samples import Sample
+from ..stats.clusters import cluster_mean_ci
+from ..stats.effective_length import MIN_PAIRS, effective_length_ci
+from .tasks import (
+    NEEDLE_TASKS,
+    TASKS,
+    WITHOUT_DEPTH,
+    common_words_sample,
+    frequent_words_sample,
+    needle_sample,
+    qa_sample,
+    score,
+    variables_sample,
+)
+
+EXPERIMENT = "synthetic"
+KEY = ("sample_id", "fingerprint")
+
+
+def build_samples(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
+                  seed: int, corpus: str, value_kinds: list[str], qa_path: str) -> list[Sample]:
+    """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered."""
+    unknown = sorted(set(tasks) - set(TASKS))
+    if unknown:
+        raise ValueError(f"unknown task(s) {unknown}; known: {list(TASKS)}")
+    count, _ = budget_counters(model)
+    pairs = load_validated(corpus, qa_path, n_samples) if "qa" in tasks else None
+    out = []
+    for task in tasks:
+        for i in range(n_samples if task != "qa" else min(n_samples, len(pairs[2]))):
+            for budget in sorted(context_tokens):
+                for depth in ([None] if task in WITHOUT_DEPTH else sorted(depths, reverse=True)):
+                    out.append(_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs))
+    return out
+
+
+def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs) -> Sample:
+    if task in NEEDLE_TASKS:
+        return needle_sample(task, i, budget, depth, corpus, value_kinds[i % len(value_kinds)], seed, count)
+    if task == "variables":
+        return variables_sample(i, budget, depth, corpus, seed, count)
+    if task == "common_words":
+        return common_words_sample(i, budget, corpus, seed, count)
+    if task == "frequent_words":
+        return frequent_words_sample(i, budget, seed, count)
+    _, pool, qa = pairs
+    pair = qa.iloc[i].to_dict()
+    passage = next(d.text for d in pool if d.id == pair["doc_id"])
+    return qa_sample(i, pair, passage, budget, depth, corpus, seed, count)
+
+
+def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
+                  seed: int, corpus: str, value_kinds: list[str], qa_path: str, max_answer_tokens: int,
+                  max_workers: int, run_name: str) -> Result:
+    """Run (or resume) the synthetic tasks: one row per sample, scored without a judge."""
+    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
+        check_budget(model, max(context_tokens), max_answer_tokens)  # refused before any work
+        samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path)
+
+        def answer(s: Sample, row: dict) -> dict:
+            reply = complete(model, s.input, stage="answer", max_tokens=max_answer_tokens)
+            return {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"])}
+
+        items = run.trials(
+            samples, log=run.log(KEY), key=lambda s: (s.id, fingerprint(model, max_answer_tokens, s.input)),
+            describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": model},
+            steps=[Step("answer", answer, max_workers)])
+        by_length, lengths = summarize(items, ["task", "context_tokens"]), effective_lengths(items)
+        notes = [f"{len(samples)} samples from {len(tasks)} tasks x {n_samples} haystacks; " + run.resume_note(),
+                 f"lengths counted in the {tokenizer_name(model)}, chat template included"]
+        notes += [r.note for r in lengths.itertuples()]
+        overall = cluster_mean_ci(items["score"], items["cluster"]) if "score" in items else {}
+        return run.result(summarize(items, ["task", "context_tokens", "depth"]), items=items, notes=notes,
+                          tables={"by_length": by_length, "by_task": summarize(items, ["task"]),
+                                  "effective_length": lengths},
+                          headline=headline("mean score, every task", overall.get("mean"), overall.get("lo"),
+                                            overall.get("hi")))
+
+
+def summarize(items: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Mean score per cell with a 95 % CI that resamples haystacks (clusters), and how many there were."""
+    rows = []
+    if "score" not in items:
+        return pd.DataFrame(columns=[*by, "n", "haystacks", "score", "lo", "hi", "unscored"])
+    for key, part in items.assign(depth=items["depth"].fillna(-1)).groupby(by, sort=True):
+        ci = cluster_mean_ci(part["score"].to_numpy(dtype=float), part["cluster"].to_numpy())
+        cells = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        if cells.get("depth") == -1:
+            cells["depth"] = None  # a task without a needle to place
+        rows.append({**cells, "n": ci["n_items"], "haystacks": ci["n_clusters"], "score": ci["mean"],
+                     "lo": ci["lo"], "hi": ci["hi"], "unscored": int(part["score"].isna().sum())})
+    return pd.DataFrame(rows)
+
+
+def effective_lengths(items: pd.DataFrame) -> pd.DataFrame:
+    """Per task: the effective length (score at or above 85 % of the shortest length's) with a bootstrap CI
+    over haystacks; not given below MIN_PAIRS haystacks per length."""
+    rows = []
+    for task, part in items.groupby("task", sort=False) if "score" in items else []:
+        r = effective_length_ci(part, value="score", cluster="cluster")
+        enough = r["n_pairs"] >= MIN_PAIRS and part["context_tokens"].nunique() > 1
+        note = (f"{task}: effective length {r['effective_length']:.0f} tokens [bootstrap 95 % CI {r['lo']:.0f}, "
+                f"{r['hi']:.0f}], {r['n_pairs']} haystacks" if enough else
+                f"{task}: effective length not estimated ({r['n_pairs']} haystacks, "
+                f"{part['context_tokens'].nunique()} lengths; it needs {MIN_PAIRS} haystacks and two lengths)")
+        rows.append({"task": task, **r, "estimated": enough, "note": note})
+    return pd.DataFrame(rows, columns=["task", "effective_length", "lo", "hi", "base_accuracy", "n_pairs",
+                                       "estimated", "note"])

@@ -1,0 +1,152 @@
+"""Synthetic long-context tasks in the style of RULER: seeded, any length, scored by string match (no judge).
+
+Every task builds one `Sample` per (sample index, length, depth): the exact prompt, the target strings, and
+metadata (task, cluster, length, depth, the prompt's tokens, the metric). A sample index is one haystack (its
+filler order, keys and values): the same haystack is read at every length and depth, so it is the cluster.
+
+    needle_single      one keyed needle (a number, a UUID or a word, by `value_kinds`)
+    needle_multikey    the same, among three needles with other keys (distractors)
+    needle_multivalue  four needles with one key: every value is asked for
+    needle_multiquery  four needles with four keys: every value is asked for
+    variables          variable tracking: a chain of four assignments from one value; every name is asked for
+    common_words       a numbered word list: the 10 words repeated most often (no haystack, no depth)
+    frequent_words     a coded text drawn from a Zipf law: the 3 most frequent coded words (no depth)
+    qa                 a validated QA pair's passage as the needle in the haystack (the user's own documents)
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import uuid
+from collections import Counter
+from typing import Callable
+
+from ..prompts import render
+from ..runs.samples import Sample
+from ..text.normalize import contains_answer
+from .haystack import corpus_words, filler, fit, fit_by
+
+NEEDLE_TASKS = ("needle_single", "needle_multikey", "needle_multivalue", "needle_multiquery")
+TASKS = (*NEEDLE_TASKS, "variables", "common_words", "frequent_words", "qa")
+WITHOUT_DEPTH = ("common_words", "frequent_words")  # the whole context is the task: no needle to place
+KINDS = {"numbers": "numbers", "uuids": "codes", "words": "words"}
+Counter_ = Callable[[str], int]
+
+
+def metric_of(task: str) -> str:
+    """"all": the share of the targets found in the reply; "part": 1 when any is (a QA pair's answers)."""
+    return "part" if task == "qa" else "all"
+
+
+def score(response: str | None, targets: list[str], metric: str) -> float | None:
+    """String match, case-insensitive; QA answers are compared normalized (articles, punctuation).
+    None (unscored) without a response."""
+    if response is None:
+        return None
+    if metric == "part":
+        return float(any(contains_answer(response, t) for t in targets))
+    found = [t.lower() in response.lower() for t in targets]
+    return sum(found) / len(found)
+
+
+def _value(kind: str, rng: random.Random, words: tuple[str, ...]) -> str:
+    if kind == "numbers":
+        return str(rng.randrange(1_000_000, 10_000_000))
+    if kind == "uuids":
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    return rng.choice(words)
+
+
+def needle_sample(task: str, i: int, budget: int, depth: float, corpus: str, kind: str, seed: int,
+                  count: Counter_) -> Sample:
+    """One needle task's sample: keys and values drawn from (seed, task, i), so every length and depth of
+    sample i holds the same needles in the same haystack."""
+    rng = random.Random(f"{seed}:{task}:{i}")
+    words = corpus_words(corpus)
+    keys = rng.sample(words, 4)
+    many_values = task == "needle_multivalue"
+    values = [_value(kind, rng, words) for _ in range(4)]
+    asked = {"needle_single": 1, "needle_multikey": 1, "needle_multivalue": 4, "needle_multiquery": 4}[task]
+    needle_keys = [keys[0]] * 4 if many_values else keys
+    count_needles = 1 if task == "needle_single" else 4
+    sentences = [render("synthetic_needle_sentence", kind=KINDS[kind], key=k, value=v)
+                 for k, v in zip(needle_keys[:count_needles], values[:count_needles])]
+    # The needle asked for sits at `depth`; the others at depths drawn for this sample (the same at every length).
+    others = [rng.uniform(0, 100) for _ in sentences[1:]]
+    needles = [(depth, sentences[0]), *zip(others, sentences[1:])]
+    targets = values[:asked] if task != "needle_multikey" else values[:1]
+    question_keys = [keys[0]] if many_values or asked == 1 else keys[:asked]
+    question = f"Which special {KINDS[kind]} are tied to " + ", ".join(f'"{k}"' for k in question_keys) + "?"
+    build = lambda context: render("synthetic_needle", kind=KINDS[kind], context=context, question=question)  # noqa: E731
+    prompt, tokens = fit(filler(corpus, rng), needles, build, count, budget)
+    return _sample(task, i, budget, depth, prompt, tokens, targets, value_kind=kind)
+
+
+def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, count: Counter_) -> Sample:
+    """A chain VAR A = n, VAR B = VAR A, ... (four hops) spread from `depth` to the end of the haystack."""
+    rng = random.Random(f"{seed}:variables:{i}")
+    names = ["".join(rng.choice(string.ascii_uppercase) for _ in range(5)) for _ in range(5)]
+    value = str(rng.randrange(10_000, 100_000))
+    chain = [f"VAR {names[0]} = {value}."] + [f"VAR {b} = VAR {a}." for a, b in zip(names, names[1:])]
+    needles = [(depth + (100 - depth) * h / len(chain), statement) for h, statement in enumerate(chain)]
+    build = lambda context: render("synthetic_variables", context=context, value=value)  # noqa: E731
+    prompt, tokens = fit(filler(corpus, rng), needles, build, count, budget)
+    return _sample("variables", i, budget, depth, prompt, tokens, names)
+
+
+def common_words_sample(i: int, budget: int, corpus: str, seed: int, count: Counter_, n: int = 10,
+                        common: int = 6, rare: int = 2) -> Sample:
+    """A numbered list: n words `common` times each among as many words `rare` times each as the budget holds."""
+    rng = random.Random(f"{seed}:common_words:{i}")
+    words = list(corpus_words(corpus))
+    rng.shuffle(words)
+    top, others = words[:n], words[n:]
+
+    def prompt_with(k: int) -> str:
+        listed = top * common + others[:k] * rare
+        random.Random(f"{seed}:common_words:{i}:order").shuffle(listed)
+        return render("synthetic_common_words", n=n,
+                      context="\n".join(f"{j}. {w}" for j, w in enumerate(listed, start=1)))
+
+    prompt, tokens = fit_by(prompt_with, len(others), count, budget)
+    return _sample("common_words", i, budget, None, prompt, tokens, top)
+
+
+def frequent_words_sample(i: int, budget: int, seed: int, count: Counter_, n: int = 3, alpha: float = 2.0,
+                          vocabulary: int = 300) -> Sample:
+    """Coded words (random letter strings) drawn from a Zipf law; the n most frequent are asked for."""
+    rng = random.Random(f"{seed}:frequent_words:{i}")
+    coded = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 7))) for _ in range(vocabulary)]
+    weights = [1 / rank ** alpha for rank in range(1, vocabulary + 1)]
+    stream = rng.choices(coded, weights, k=20_000)
+
+    def prompt_with(k: int) -> str:
+        return render("synthetic_frequent_words", n=n, context=" ".join(stream[:k]))
+
+    prompt, tokens = fit_by(prompt_with, len(stream), count, budget)
+    used = prompt.split("\n\n")[1].split()
+    ranked = Counter(used).most_common(n + 1)
+    targets = [w for w, _ in ranked[:n]]
+    if len(ranked) > n and ranked[n][1] == ranked[n - 1][1]:  # a tie for the last place: both would be right
+        targets = targets[:-1]
+    return _sample("frequent_words", i, budget, None, prompt, tokens, targets)
+
+
+def qa_sample(i: int, pair: dict, passage: str, budget: int, depth: float, corpus: str, seed: int,
+              count: Counter_) -> Sample:
+    """A validated QA pair of the user's documents: its passage is the needle, other sentences the haystack."""
+    rng = random.Random(f"{seed}:qa:{i}")
+    haystack = [s for s in filler(corpus, rng) if not contains_answer(s, pair["answer"])]
+    build = lambda context: render("synthetic_qa", context=context, question=pair["question"])  # noqa: E731
+    prompt, tokens = fit(haystack, [(depth, passage)], build, count, budget)
+    return _sample("qa", i, budget, depth, prompt, tokens, [pair["answer"]], qa_id=pair["qa_id"])
+
+
+def _sample(task: str, i: int, budget: int, depth: float | None, prompt: str, tokens: int, targets: list[str],
+            **extra) -> Sample:
+    cluster = f"{task}-{i}"
+    where = f"{budget}" + ("" if depth is None else f"@{depth:g}")
+    return Sample(id=f"{cluster}:{where}", input=prompt, target=list(targets),
+                  metadata={"task": task, "cluster": cluster, "context_tokens": budget, "depth": depth,
+                            "prompt_tokens_counted": tokens, "metric": metric_of(task), **extra})

@@ -1,0 +1,67 @@
+"""Synthetic long-context tasks: exact budgets in the model's tokens, seeded samples, hand-checked scores."""
+
+import pytest
+from conftest import SMALL_MODEL
+from lclab.models import count_prompt_tokens
+from lclab.synthetic import build_samples, score
+from lclab.synthetic.haystack import fit, place
+
+ALL = ["needle_single", "needle_multikey", "needle_multivalue", "needle_multiquery", "variables", "common_words",
+       "frequent_words", "qa"]
+
+
+def samples(**changes):
+    p = dict(model=SMALL_MODEL, tasks=ALL, context_tokens=[500, 900], depths=[0, 100], n_samples=2, seed=0,
+             corpus="paul_graham", value_kinds=["numbers", "uuids", "words"], qa_path="data/pg_qa/qa.csv") | changes
+    return build_samples(**p)
+
+
+def test_every_prompt_fills_its_budget_in_the_models_own_tokens_and_holds_its_targets():
+    built = samples()
+    assert {s["task"] for s in built} == set(ALL)
+    for s in built:
+        tokens = count_prompt_tokens(SMALL_MODEL, s.input)
+        assert tokens == s["prompt_tokens_counted"] and 0.85 * s["context_tokens"] <= tokens <= s["context_tokens"]
+        # frequent words are counted from the text itself; a QA pair's answer is the reviewer's wording
+        if s["task"] not in ("frequent_words", "qa"):
+            assert all(t in s.input for t in s.target), (s.id, s.target)
+    # tasks without a needle are built once per length, the others once per depth too
+    assert sum(s["task"] == "common_words" for s in built) == 2 * 2
+    assert sum(s["task"] == "needle_single" for s in built) == 2 * 2 * 2
+
+
+def test_samples_are_seeded_and_one_haystack_keeps_its_needles_across_lengths_and_depths():
+    first, again = samples(tasks=["needle_multivalue"]), samples(tasks=["needle_multivalue"])
+    assert [s.input for s in first] == [s.input for s in again]
+    by_cluster = {}
+    for s in first:
+        by_cluster.setdefault(s["cluster"], set()).add(tuple(s.target))
+    assert all(len(targets) == 1 for targets in by_cluster.values())  # same values at every length and depth
+    assert len(samples(tasks=["needle_multivalue"], seed=1)[0].target) == 4
+    assert samples(tasks=["needle_multivalue"], seed=1)[0].target != first[0].target
+
+
+def test_the_needle_sits_at_its_depth():
+    units = [f"s{i}." for i in range(10)]
+    assert place(units, [(0, "N")])[0] == "N" and place(units, [(100, "N")])[-1] == "N"
+    assert place(units, [(50, "N")]).index("N") == 5
+    shallow = samples(tasks=["needle_single"], context_tokens=[600], depths=[0, 100], n_samples=1)
+    deep, top = shallow  # built deepest first (the order that lets prompts share their prefix)
+    key_sentence = "One of the special"
+    assert top.input.index(key_sentence) < len(top.input) * 0.3 < len(deep.input) * 0.7 < deep.input.index(
+        key_sentence)
+
+
+def test_scores_by_hand():
+    assert score("The numbers are 123 and 456.", ["123", "456", "789"], "all") == pytest.approx(2 / 3)
+    assert score("ABCDE, fghij", ["abcde", "FGHIJ"], "all") == 1.0  # case does not matter
+    assert score("nothing", ["123"], "all") == 0.0
+    assert score("It was the Yahoo deal.", ["Yahoo deal", "Microsoft"], "part") == 1.0  # any answer
+    assert score(None, ["x"], "all") is None  # no reply: unscored, never 0
+
+
+def test_a_budget_that_cannot_hold_the_question_is_refused():
+    with pytest.raises(ValueError, match="cannot hold the task's question"):
+        fit(["a."] * 5, [(50, "needle")], lambda c: "question " * 50 + c, lambda t: len(t.split()), 10)
+    with pytest.raises(ValueError, match="unknown task"):
+        samples(tasks=["needle_single", "nope"])
