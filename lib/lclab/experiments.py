@@ -2,10 +2,10 @@
 planner, the comparison, the manifest, the report) asks the registry instead of naming any experiment.
 
     # lib/lclab/<folder>/experiment.py
-    EXPERIMENT = register(Experiment(name="depth_sweep", notebook="01_lost_in_the_middle", plan=plan, ...))
+    EXPERIMENT = register(Experiment(name="my_experiment", notebook="10_my_experiment", plan=plan, ...))
 
-    get("depth_sweep")              # by the name its runs are filed under (results/<name>/<run>/)
-    for_notebook("01_lost_...")      # by its notebook's file stem
+    get("my_experiment")            # by the name its runs are filed under (results/<name>/<run>/)
+    for_notebook("10_my_experiment") # by its notebook's file stem
     experiments()                   # every registered one
 
 An experiment folder is found by having an `experiment.py`; importing it registers the object (see
