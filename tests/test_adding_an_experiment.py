@@ -110,7 +110,8 @@ def test_a_toy_experiment_from_its_own_folder_plans_runs_compares_and_reports(tm
         assert notebooks.main(["--profile", str(profile), str(notebook)]) == 0
         run_a = paths.RESULTS / "toy_sums" / "a"
         manifest = json.loads((run_a / "manifest.json").read_text())
-        assert manifest["status"] == "finished" and manifest["trials"] == {"ran": 2, "resumed": 0}
+        assert manifest["status"] == "finished" and manifest["trials"] == {"ran": 2, "resumed": 0, "failed_items": 0,
+                                                                           "first_error": None}
         assert manifest["accounting"]["calls"] == 2
         b = json.loads((paths.RESULTS / "toy_sums" / "b" / "manifest.json").read_text())
         assert b["accounting"]["calls"] == 0  # the same prompts: every answer came from the cache
