@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import pandas as pd
@@ -89,7 +89,6 @@ class Experiment:
     rebuild_prompt: Callable[[dict, dict], Any] | None = None
     design: Callable[[dict], "Design"] | None = None
     description: str = ""
-    meta: dict = field(default_factory=dict)
 
     @property
     def notebook_stem(self) -> str:

@@ -109,8 +109,10 @@ def _served_problem(parsed) -> str | None:
             port = parts.port
         except ValueError:
             return f"base URL {public!r} has a port outside 1-65535"
-        if not parts.hostname or port == 0:
-            return f"base URL {public!r} names no host" if not parts.hostname else f"base URL {public!r} has port 0"
+        if not parts.hostname:
+            return f"base URL {public!r} names no host"
+        if port == 0:
+            return f"base URL {public!r} has port 0"
     try:
         parsed.api_key()
     except MissingAPIKeyError as err:

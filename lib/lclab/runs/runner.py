@@ -148,6 +148,7 @@ class Run:
         self.dir = run_dir(experiment, run_name)
         self.resumed = 0  # trials found finished in the item logs
         self.ran = 0  # trials run now
+        self._failures: dict = {}  # failed items and the first error, once the result is known
         self._finished = False
 
     def __enter__(self) -> "Run":
@@ -191,7 +192,7 @@ class Run:
         log_accounting(self.dir, self.started.isoformat(timespec="seconds"), status, accounting)
         manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
                        status, headline, n_items, trials={"ran": self.ran, "resumed": self.resumed,
-                                                          **getattr(self, "_failures", {})})
+                                                          **self._failures})
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
         """This machine's measured speed of the run's model, for the plans of later runs (lclab.planning.plan)."""

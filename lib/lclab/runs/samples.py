@@ -1,11 +1,9 @@
-"""The one trial type and the one score type every experiment can share.
+"""The one trial type every experiment can share, and writing a run's trials to disk before they run.
 
-    Sample(id, input, target, metadata)               what a trial asks, of what, and what counts as right
-    Score(value, answer, explanation, metadata)       what scoring one answer gave; Score.unscored(reason)
-                                                      when it could not be scored
+    Sample(id, input, target, metadata)   what a trial asks (the exact prompt), and what counts as right
 
-A metric leaves unscored answers out and counts them (`scored_values`): a
-parse failure or a failed call is never a silent 0.
+A score that could not be given is None with its reason (`scoring.logprob.WeightedScore`, a row's `error`),
+never a silent 0.
 
 `write_samples` puts a run's trials on disk before any of them runs
 (`<log>.samples.jsonl`): the runner calls it for every `Run.trials`.
@@ -16,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from .folders import ItemLog
 
@@ -34,31 +32,6 @@ class Sample:
     def __getitem__(self, name: str) -> Any:
         """A metadata value by name: `sample["context_tokens"]`."""
         return self.metadata[name]
-
-
-@dataclass(frozen=True)
-class Score:
-    """The result of scoring one answer. `value` None means unscored, and `explanation` then says why."""
-
-    value: float | bool | None
-    answer: str | None = None
-    explanation: str | None = None
-    metadata: dict = field(default_factory=dict)
-
-    @classmethod
-    def unscored(cls, reason: str, answer: str | None = None, **metadata) -> "Score":
-        return cls(None, answer, reason, metadata)
-
-    @property
-    def scored(self) -> bool:
-        return self.value is not None
-
-
-def scored_values(scores: Iterable[Score]) -> tuple[list[float], int]:
-    """(the values of the scored answers, how many could not be scored)."""
-    scores = list(scores)
-    values = [float(s.value) for s in scores if s.scored]
-    return values, len(scores) - len(values)
 
 
 def samples_path(log: ItemLog) -> Path | None:
