@@ -14,6 +14,7 @@ vLLM: /v1/models), so a budget it cannot hold is refused before any call.
 
 from __future__ import annotations
 
+import json
 import os
 from functools import cached_property
 
@@ -29,10 +30,17 @@ class ServedTokenizer:
         self.model = model
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.fallback = fallback  # (name, tiktoken encoding)
+        self._counted: dict[str, int | None] = {}
+
+    @cached_property
+    def _http(self) -> httpx.Client:
+        # One pooled client: a new connection per count (TCP set-up, and TLS on a remote server) cost more
+        # than the count itself when a budget is searched with several counts.
+        return httpx.Client(headers=self.headers, timeout=30)
 
     def _post(self, path: str, body: dict) -> dict | None:
         try:
-            reply = httpx.post(self.root + path, json=body, headers=self.headers, timeout=30)
+            reply = self._http.post(self.root + path, json=body)
         except httpx.HTTPError:
             return None
         return reply.json() if reply.status_code == 200 else None
@@ -74,7 +82,18 @@ class ServedTokenizer:
         return len(self.fallback[1].encode(text, disallowed_special=()))
 
     def count_prompt(self, messages: list[dict]) -> int | None:
-        """Tokens of a chat prompt as the server reads it; None where only an approximation is possible."""
+        """Tokens of a chat prompt as the server reads it; None where only an approximation is possible.
+
+        A round trip for a served model, so the last counts are remembered: filling budgets counts the same
+        short prompts (a task's question with no haystack yet) for every length and depth."""
+        key = json.dumps(messages, sort_keys=True)
+        if key not in self._counted:
+            if len(self._counted) >= 256:
+                self._counted.pop(next(iter(self._counted)))
+            self._counted[key] = self._count_prompt(messages)
+        return self._counted[key]
+
+    def _count_prompt(self, messages: list[dict]) -> int | None:
         if self.dialect == "llama.cpp":
             prompt = self._require("/apply-template", {"messages": messages})["prompt"]
             return len(self._require("/tokenize", {"content": prompt})["tokens"])
@@ -96,11 +115,11 @@ class ServedTokenizer:
         """The context window the server was started with, where it says (None otherwise)."""
         try:
             if self.dialect == "llama.cpp":
-                props = httpx.get(self.root + "/props", headers=self.headers, timeout=30).json()
+                props = self._http.get(self.root + "/props").json()
                 settings = props.get("default_generation_settings", {})
                 return int(settings.get("n_ctx") or props.get("n_ctx"))
             if self.dialect == "vllm":
-                models = httpx.get(self.root + "/v1/models", headers=self.headers, timeout=30).json()["data"]
+                models = self._http.get(self.root + "/v1/models").json()["data"]
                 return int(models[0]["max_model_len"])
         except (httpx.HTTPError, KeyError, TypeError, ValueError, IndexError):
             return None

@@ -53,9 +53,14 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, 
              .pivot_table(index=cluster, columns="context_tokens", values="v", aggfunc="sum"))
     counts = (items.dropna(subset=[value]).pivot_table(index=cluster, columns="context_tokens", values=value,
                                                         aggfunc="count"))
+    # Plain arrays: the bootstrap sums rows thousands of times, and pandas indexing would dominate its cost.
+    hits_by, counts_by = table.fillna(0).to_numpy(), counts.fillna(0).to_numpy()
+    lengths = [int(c) for c in table.columns]
+
     def estimate(rows: np.ndarray) -> float:
-        hits, n = table.iloc[rows].sum(), counts.iloc[rows].sum()
-        return effective_length({int(c): (hits[c] / n[c] if n[c] else math.nan) for c in table.columns})
+        hits, n = hits_by[rows].sum(axis=0), counts_by[rows].sum(axis=0)
+        return effective_length({c: (hits[j] / n[j] if n[j] else math.nan) for j, c in enumerate(lengths)})
+
     everything = np.arange(len(table))
     point = estimate(everything)
     rng = np.random.default_rng(seed)

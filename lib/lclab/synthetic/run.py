@@ -6,7 +6,10 @@ each prompt reuse the longest prefix of the one before (one haystack at a time, 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pandas as pd
+from tqdm import tqdm
 
 from ..models import budget_counters, check_budget, complete, tokenizer_name
 from ..qa import load_validated
@@ -32,20 +35,27 @@ KEY = ("sample_id", "fingerprint")
 
 
 def build_samples(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
-                  seed: int, corpus: str, value_kinds: list[str], qa_path: str) -> list[Sample]:
-    """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered."""
+                  seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1) -> list[Sample]:
+    """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered:
+    one haystack at a time, so prompts sharing a prefix follow each other (or go out together when several are
+    in flight). `workers` haystacks are built at once: a served model's token counts are round trips."""
     unknown = sorted(set(tasks) - set(TASKS))
     if unknown:
         raise ValueError(f"unknown task(s) {unknown}; known: {list(TASKS)}")
     count, _ = budget_counters(model)
     pairs = load_validated(corpus, qa_path, n_samples) if "qa" in tasks else None
-    out = []
-    for task in tasks:
-        for i in range(n_samples if task != "qa" else min(n_samples, len(pairs[2]))):
-            for budget in sorted(context_tokens):
-                for depth in ([None] if task in WITHOUT_DEPTH else sorted(depths, reverse=True)):
-                    out.append(_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs))
-    return out
+    per_task = {t: n_samples if t != "qa" else min(n_samples, len(pairs[2])) for t in tasks}
+    haystacks = [(task, i) for task in tasks for i in range(per_task[task])]
+
+    def one_haystack(haystack: tuple[str, int]) -> list[Sample]:
+        task, i = haystack
+        return [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs)
+                for budget in sorted(context_tokens)
+                for depth in ([None] if task in WITHOUT_DEPTH else sorted(depths, reverse=True))]
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        built = list(tqdm(pool.map(one_haystack, haystacks), total=len(haystacks), desc="building samples"))
+    return [s for samples in built for s in samples]
 
 
 def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs) -> Sample:
@@ -69,7 +79,8 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
     """Run (or resume) the synthetic tasks: one row per sample, scored without a judge."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         check_budget(model, max(context_tokens), max_answer_tokens)  # refused before any work
-        samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path)
+        samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path,
+                                workers=max_workers)
 
         def answer(s: Sample, row: dict) -> dict:
             reply = complete(model, s.input, stage="answer", max_tokens=max_answer_tokens)

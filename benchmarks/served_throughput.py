@@ -1,0 +1,80 @@
+"""Can the lab keep a fast served endpoint busy? Notebook 09's whole run against a server that answers at once.
+
+    .venv/bin/python benchmarks/served_throughput.py [--haystacks 20] [--in-flight 64]
+
+The synthetic tasks (09) are run through `lclab.synthetic.run.run_synthetic` exactly as the notebook runs them
+(exact budgets counted through the server's /tokenize, the gateway, its disk cache, accounting, the item log,
+samples file, manifest and summary tables) against `benchmarks/instant_server.py` in its own process. The server
+does no model work, so what is measured is the lab: building the samples, then calls per second at
+`--in-flight` requests in flight and the lab's own time per call. A second run of the same samples shows the
+warm path (every reply from the cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--haystacks", type=int, default=20, help="samples (haystacks) per task")
+    parser.add_argument("--in-flight", type=int, default=64)
+    parser.add_argument("--tasks", nargs="+", default=["needle_single", "needle_multikey", "variables"])
+    parser.add_argument("--lengths", type=int, nargs="+", default=[1000, 2000, 4000, 8000])
+    parser.add_argument("--depths", type=float, nargs="+", default=[0, 25, 50, 75, 100])
+    args = parser.parse_args()
+
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("instant_server.py"))],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+        os.environ["LCLAB_OUTPUT_DIR"] = tempfile.mkdtemp(prefix="bench-out-")
+        from lclab.synthetic.run import build_samples, run_synthetic
+
+        model = f"openai/instant@{url}"
+        common = dict(model=model, tasks=args.tasks, context_tokens=args.lengths, depths=args.depths,
+                      n_samples=args.haystacks, seed=42, corpus="paul_graham", value_kinds=["numbers", "uuids"])
+        started = time.perf_counter()
+        samples = build_samples(**common, qa_path="", workers=args.in_flight)
+        build_s = time.perf_counter() - started
+        counts = stats(url)
+        print(f"building {len(samples)} samples: {build_s:.2f} s, {counts['tokenize']} /tokenize round trips "
+              f"({counts['tokenize'] / len(samples):.2f} per sample, "
+              f"{counts['tokenize'] / (len(args.tasks) * args.haystacks):.1f} per haystack)")
+        walls = {}
+        for label in ("cold", "warm"):
+            before = stats(url)
+            started = time.perf_counter()
+            result = run_synthetic(**common, qa_path="", max_answer_tokens=32, max_workers=args.in_flight,
+                                   run_name=f"bench-{label}")
+            wall = walls[label] = time.perf_counter() - started
+            after = stats(url)
+            calls = after["chat"] - before["chat"]
+            print(f"{label} run: {len(result.items)} rows in {wall:.2f} s (samples built again included); "
+                  f"{calls} calls, {after['tokenize'] - before['tokenize']} /tokenize; "
+                  + (f"{calls / wall:.0f} calls/s end to end, {1000 * wall / calls:.2f} ms of lab time per call"
+                     if calls else f"{len(result.items) / wall:.0f} rows/s"))
+        calls = len(result.items)
+        print(f"answer phase alone (cold minus warm: every other step is the same in both): "
+              f"{calls / (walls['cold'] - walls['warm']):.0f} calls/s at {args.in_flight} in flight, "
+              f"{1000 * (walls['cold'] - walls['warm']) / calls:.2f} ms of lab time per call")
+    finally:
+        server.terminate()
+
+
+def stats(url: str) -> dict:
+    return json.loads(httpx.get(url.removesuffix("/v1") + "/stats").text)
+
+
+if __name__ == "__main__":
+    main()
