@@ -59,3 +59,26 @@ def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(
         run_depth_sweep(model=llama_server, judge_model=llama_server, corpus="paul_graham",
                         qa_path="data/pg_qa/qa.csv", n_qa=1, context_tokens=[4000], depths=[0], seed=0,
                         max_workers=1, run_name="too-long", max_answer_tokens=8)
+
+
+def test_lengths_beyond_the_servers_window_are_refused_or_left_out_by_name(llama_server):
+    # The window (2048) is read from llama.cpp's /props: a 4000-token length cannot fit with its reply.
+    from lclab.synthetic.run import within_window
+
+    with pytest.raises(ContextLengthError, match=r"context_tokens \[4000\] do not fit the 2048-token window"):
+        within_window(llama_server, [500, 1000, 4000], 32)
+    kept, note = within_window(llama_server, [500, 1000, 4000], 32, "skip")
+    assert kept == [500, 1000] and "[4000]" in note and "beyond_window: skip" in note
+    with pytest.raises(ContextLengthError):  # nothing would be left to run
+        within_window(llama_server, [4000], 32, "skip")
+
+
+def test_a_synthetic_run_on_the_server_answers_the_lengths_that_fit_and_names_the_others(llama_server):
+    from lclab.synthetic import run_synthetic
+
+    result = run_synthetic(model=llama_server, tasks=["needle_single"], context_tokens=[400, 4000], depths=[50],
+                           n_samples=1, seed=0, corpus="paul_graham", value_kinds=["numbers"], qa_path="",
+                           max_answer_tokens=16, max_workers=4, run_name="served-window", beyond_window="skip")
+    assert result.items["context_tokens"].tolist() == [400]
+    assert result.items["prompt_tokens"].tolist() == result.items["prompt_tokens_counted"].tolist()
+    assert any("[4000]" in note for note in result.notes)

@@ -65,3 +65,28 @@ def test_a_budget_that_cannot_hold_the_question_is_refused():
         fit(["a."] * 5, [(50, "needle")], lambda c: "question " * 50 + c, lambda t: len(t.split()), 10)
     with pytest.raises(ValueError, match="unknown task"):
         samples(tasks=["needle_single", "nope"])
+
+
+@pytest.mark.parametrize("per_unit", [1, 3, 17])
+def test_the_guided_search_finds_the_largest_fitting_prefix_in_few_counts(per_unit):
+    # A planted tokenizer: uneven units (1 to 40 characters) and a count that is not proportional to characters,
+    # so guesses from characters per token are off and the search must still land on the largest fitting k.
+    import random
+
+    from lclab.synthetic.haystack import fit_by
+
+    rng = random.Random(per_unit)
+    units = ["x" * rng.randint(1, 40) for _ in range(2000)]
+    cost = lambda text: 5 + text.count("x") // 4 + per_unit * text.count("|")  # noqa: E731
+    calls = []
+
+    def count(text):
+        calls.append(text)
+        return cost(text)
+
+    for budget in (50, 333, 1000, 4000):
+        calls.clear()
+        prompt, tokens = fit_by(lambda k: "|".join(units[:k]), len(units), count, budget, whole=False)
+        best = max(k for k in range(len(units) + 1) if cost("|".join(units[:k])) <= budget)
+        assert prompt == "|".join(units[:best]) and tokens == cost(prompt) <= budget
+        assert len(calls) <= 12  # plain bisection over 2,000 units takes 11 plus the empty prompt

@@ -34,8 +34,15 @@ class LocalBackend:
         self.tokenizer_name = f"llama.cpp tokenizer of {self.path.name}"
 
     @cached_property
+    def engine(self) -> dict:
+        return engine_settings(self.n_ctx)
+
+    @cached_property
     def identity(self) -> dict:
-        return {"backend": "llama.cpp", "model_sha256": file_sha256(self.path)}
+        # Settings that can change a reply's numbers join the cache key, but only where they differ from
+        # llama.cpp's defaults: replies cached before these settings existed keep their keys.
+        changed = {k: v for k, v in self.engine.items() if v != _LLAMA_DEFAULTS[k]}
+        return {"backend": "llama.cpp", "model_sha256": file_sha256(self.path), **changed}
 
     @classmethod
     def loaded_models(cls) -> list[str]:
@@ -50,7 +57,7 @@ class LocalBackend:
         with self._registry_lock:
             if key not in self._instances:
                 self._instances[key] = Llama(model_path=key, n_ctx=self.n_ctx, n_threads=os.cpu_count() or 2,
-                                             verbose=False)
+                                             verbose=False, **self.engine)
             self._locks.setdefault(key, threading.Lock())
             return self._instances[key], self._locks[key]
 
@@ -193,6 +200,29 @@ class LocalBackend:
                         prompt_tokens=out["usage"]["prompt_tokens"],
                         completion_tokens=out["usage"]["completion_tokens"],
                         finish_reason=choice.get("finish_reason"))
+
+
+_KV_TYPES = {"f16": 1, "q8_0": 8}  # GGML type ids llama.cpp takes for its K and V cache
+_LLAMA_DEFAULTS = {"flash_attn": False, "type_k": 1, "type_v": 1, "n_gpu_layers": 0}
+LONG_WINDOW = 8192  # above this n_ctx, flash attention is on unless LCLAB_FLASH_ATTN says otherwise
+
+
+def engine_settings(n_ctx: int) -> dict:
+    """llama.cpp's attention settings, from the environment (docs/long-contexts.md has the measurements):
+
+    LCLAB_FLASH_ATTN     1 or 0: flash attention; unset, on when the window is raised past 8192 tokens (long
+                         prompts, where it is faster and leaner) and off below (the cached default runs)
+    LCLAB_KV_TYPE        f16 (default) or q8_0: how K and V are cached (q8_0 needs flash attention)
+    LCLAB_N_GPU_LAYERS   layers offloaded to a GPU in a CUDA or Metal build (-1: all; default 0)
+    """
+    flash = os.environ.get("LCLAB_FLASH_ATTN", "1" if n_ctx > LONG_WINDOW else "0") != "0"
+    kv = os.environ.get("LCLAB_KV_TYPE", "f16")
+    if kv not in _KV_TYPES:
+        raise ValueError(f"LCLAB_KV_TYPE={kv!r}: use one of {sorted(_KV_TYPES)}")
+    if kv != "f16" and not flash:
+        raise ValueError(f"LCLAB_KV_TYPE={kv} needs flash attention (unset LCLAB_FLASH_ATTN=0)")
+    return {"flash_attn": flash, "type_k": _KV_TYPES[kv], "type_v": _KV_TYPES[kv],
+            "n_gpu_layers": int(os.environ.get("LCLAB_N_GPU_LAYERS", "0"))}
 
 
 def _top_pairs(llama, row: int, k: int):

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
 from ..planning.plan import one_at_a_time_local, planned_answers
-from .run import EXPERIMENT, build_samples
+from .run import EXPERIMENT, build_samples, within_window
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
     """Every sample's exact prompt (built as the run builds it), looked up in the cache; no judge."""
-    samples = build_samples(p["model"], p["tasks"], p["context_tokens"], p["depths"], p["n_samples"], p["seed"],
-                            p["corpus"], p["value_kinds"], p["qa_path"])
-    return planned_answers(notebook, "answer (no judge)", p["model"], [s.input for s in samples],
+    lengths, _ = within_window(p["model"], p["context_tokens"], p["max_answer_tokens"],
+                               p.get("beyond_window", "refuse"))
+    samples = build_samples(p["model"], p["tasks"], lengths, p["depths"], p["n_samples"], p["seed"], p["corpus"],
+                            p["value_kinds"], p["qa_path"], workers=p.get("max_workers", 1))
+    beyond = [n for n in p["context_tokens"] if n not in lengths]
+    stage = "answer (no judge)" + (f"; {beyond} left out: beyond the window" if beyond else "")
+    return planned_answers(notebook, stage, p["model"], [s.input for s in samples],
                            p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))
 
 

@@ -1,7 +1,7 @@
 """Notebook 09: every synthetic task at every length and depth, answered once and scored by string match.
 
 Samples are built (and written to disk by the runner) before any call; answers go out in an order that lets
-each prompt reuse the longest prefix of the one before (one haystack at a time, the deepest needle first).
+each prompt reuse the longest prefix of the one before (one haystack at a time, in text order).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 from tqdm import tqdm
 
-from ..models import budget_counters, check_budget, complete, tokenizer_name
+from ..models import ContextLengthError, budget_counters, complete, context_window, tokenizer_name
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline
@@ -38,7 +38,8 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1) -> list[Sample]:
     """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered:
     one haystack at a time, so prompts sharing a prefix follow each other (or go out together when several are
-    in flight). `workers` haystacks are built at once: a served model's token counts are round trips."""
+    in flight to a server with a prefix cache). `workers` haystacks are built at once: a served model's token
+    counts are round trips."""
     unknown = sorted(set(tasks) - set(TASKS))
     if unknown:
         raise ValueError(f"unknown task(s) {unknown}; known: {list(TASKS)}")
@@ -49,9 +50,12 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
 
     def one_haystack(haystack: tuple[str, int]) -> list[Sample]:
         task, i = haystack
-        return [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs)
-                for budget in sorted(context_tokens)
-                for depth in ([None] if task in WITHOUT_DEPTH else sorted(depths, reverse=True))]
+        samples = [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs)
+                   for budget in sorted(context_tokens) for depth in ([None] if task in WITHOUT_DEPTH else depths)]
+        # In text order, each prompt follows the one it shares the longest prefix with: the needle-first prompts
+        # of every length together, then each depth's prompts by length. On the `synthetic` profile this reads
+        # 26 % fewer prompt tokens than length by length (the plan's prefix simulation, 3 haystacks per task).
+        return sorted(samples, key=lambda s: s.input)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         built = list(tqdm(pool.map(one_haystack, haystacks), total=len(haystacks), desc="building samples"))
@@ -73,12 +77,31 @@ def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs)
     return qa_sample(i, pair, passage, budget, depth, corpus, seed, count)
 
 
+def within_window(model: str, context_tokens: list[int], max_answer_tokens: int, beyond_window: str = "refuse"
+                  ) -> tuple[list[int], str | None]:
+    """(the lengths to run, a note naming those left out): the lengths whose prompt and reply fit the model's
+    window (a served model's as its server reports it). With beyond_window="refuse" a length that does not fit
+    stops the run before any work, named with the window; with "skip" it is left out and the note says so."""
+    window = context_window(model)
+    beyond = [n for n in context_tokens if window is not None and n + max_answer_tokens > window]
+    if not beyond:
+        return list(context_tokens), None
+    kept = [n for n in context_tokens if n not in beyond]
+    what = (f"context_tokens {beyond} do not fit the {window}-token window of {model} with "
+            f"{max_answer_tokens} reply tokens")
+    if beyond_window == "refuse" or not kept:
+        raise ContextLengthError(f"{what}: drop them, serve the model with a larger window, or set "
+                                 "beyond_window: skip to run the lengths that fit")
+    return kept, f"left out (beyond_window: skip): {what}"
+
+
 def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, max_answer_tokens: int,
-                  max_workers: int, run_name: str) -> Result:
+                  max_workers: int, run_name: str, beyond_window: str = "refuse") -> Result:
     """Run (or resume) the synthetic tasks: one row per sample, scored without a judge."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        check_budget(model, max(context_tokens), max_answer_tokens)  # refused before any work
+        # Refused (or narrowed) before any work: lengths the model's window cannot hold.
+        context_tokens, left_out = within_window(model, context_tokens, max_answer_tokens, beyond_window)
         samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path,
                                 workers=max_workers)
 
@@ -93,7 +116,7 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
         by_length, lengths = summarize(items, ["task", "context_tokens"]), effective_lengths(items)
         notes = [f"{len(samples)} samples from {len(tasks)} tasks x {n_samples} haystacks; " + run.resume_note(),
                  f"lengths counted in the {tokenizer_name(model)}, chat template included"]
-        notes += [r.note for r in lengths.itertuples()]
+        notes += [r.note for r in lengths.itertuples()] + ([left_out] if left_out else [])
         overall = cluster_mean_ci(items["score"], items["cluster"]) if "score" in items else {}
         return run.result(summarize(items, ["task", "context_tokens", "depth"]), items=items, notes=notes,
                           tables={"by_length": by_length, "by_task": summarize(items, ["task"]),
