@@ -63,5 +63,5 @@ scripts/setup.sh $models
 status=0
 .venv/bin/python -m lclab.runs.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"} || status=$?
 # A static report of what ran: results/report/index.html (every executed notebook as HTML, the index of runs).
-.venv/bin/python -m lclab.runs.report --profile "$profile" || true
+.venv/bin/python -m lclab.runs.report --profile "$profile" ${model:+--model "$model"} || true
 exit $status

@@ -77,6 +77,27 @@ def llama_server(log_dir, alias: str = "qwen-0.5b", n_ctx: int = 2048):
             proc.wait(timeout=30)
 
 
+@pytest.fixture(scope="module")
+def bundled_llama_server(tmp_path_factory):
+    """The llama.cpp server the set-up builds (llama-server), serving the 0.5B model with a 2,048-token window on
+    a free loopback port: yields its base URL."""
+    from lclab.models.local_models import ensure_model, llama_server_binary
+
+    binary = llama_server_binary()
+    if not binary.exists():
+        pytest.skip(f"{binary} is not built: run scripts/setup.sh --llama-server (./run_tests.sh does)")
+    port, log_path = free_port(), tmp_path_factory.mktemp("llama-server") / "server.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([str(binary), "-m", str(ensure_model("qwen2.5-coder-0.5b")), "-c", "2048", "-t", "2",
+                                 "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_http(proc, f"http://127.0.0.1:{port}/health", log_path, "llama-server", 120)
+            yield f"http://127.0.0.1:{port}/v1"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
 @pytest.fixture
 def no_logprobs_server(monkeypatch):
     """An OpenAI-compatible endpoint that always replies "1" and never returns logprobs."""

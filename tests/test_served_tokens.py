@@ -1,10 +1,7 @@
 """Exact budgets on a served model: llama.cpp's own server on loopback counts the prompt with its chat template,
 the count equals what the server reports for the call, and a budget over its window is refused with numbers."""
 
-import subprocess
-
 import pytest
-from conftest import free_port, wait_for_http
 from lclab.depth_sweep import run_depth_sweep
 from lclab.models import (
     ContextLengthError,
@@ -14,28 +11,15 @@ from lclab.models import (
     reset_backend_registry,
     tokenizer_name,
 )
-from lclab.models.local_models import ensure_model, llama_server_binary
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def llama_server(tmp_path_factory):
-    binary = llama_server_binary()
-    if not binary.exists():
-        pytest.skip(f"{binary} is not built: run scripts/setup.sh --llama-server (./run_tests.sh does)")
-    port, log_path = free_port(), tmp_path_factory.mktemp("llama-server") / "server.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([str(binary), "-m", str(ensure_model("qwen2.5-coder-0.5b")), "-c", "2048", "-t", "2",
-                                 "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
-        try:
-            wait_for_http(proc, f"http://127.0.0.1:{port}/health", log_path, "llama-server", 120)
-            reset_backend_registry()
-            yield f"openai/qwen@http://127.0.0.1:{port}/v1"
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-            reset_backend_registry()
+def llama_server(bundled_llama_server):
+    reset_backend_registry()
+    yield f"openai/qwen@{bundled_llama_server}"
+    reset_backend_registry()
 
 
 def test_the_servers_own_tokenizer_counts_exactly_what_the_server_reads(llama_server):

@@ -8,6 +8,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, RetryableError
 from .protocol import RawReply, Settings, chat_kwargs, normalize_logprobs
@@ -96,7 +97,11 @@ class OpenAIBackend:
         # max_retries=0: retries belong to the gateway, which counts them and honours Retry-After.
         with self._lock:
             if replica.client is None:
-                replica.client = openai.OpenAI(base_url=replica.raw_url, api_key=self.spec.api_key(), max_retries=0)
+                # A query string (an Azure api-version, a key) goes on every request, not into the path.
+                parts = urlsplit(replica.raw_url)
+                replica.client = openai.OpenAI(base_url=urlunsplit(parts._replace(query="")),
+                                               default_query=dict(parse_qsl(parts.query)) or None,
+                                               api_key=self.spec.api_key(), max_retries=0)
             return replica.client
 
     def _pick(self) -> Replica:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from functools import cached_property
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
@@ -25,7 +26,9 @@ class ServedTokenizer:
     """The token counter of one served model (the first replica answers for all: replicas are one model)."""
 
     def __init__(self, base_url: str, public_url: str, model: str, api_key: str | None, fallback):
-        self.root = base_url.rstrip("/").removesuffix("/v1")
+        parts = urlsplit(base_url)  # a query string (an api-version, a key) goes on every request, not the path
+        self.root = urlunsplit(parts._replace(query="")).rstrip("/").removesuffix("/v1")
+        self.query = dict(parse_qsl(parts.query))
         self.public_root = public_url.rstrip("/").removesuffix("/v1")
         self.model = model
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -36,7 +39,7 @@ class ServedTokenizer:
     def _http(self) -> httpx.Client:
         # One pooled client: a new connection per count (TCP set-up, and TLS on a remote server) cost more
         # than the count itself when a budget is searched with several counts.
-        return httpx.Client(headers=self.headers, timeout=30)
+        return httpx.Client(headers=self.headers, params=self.query, timeout=30)
 
     def _post(self, path: str, body: dict) -> dict | None:
         try:

@@ -15,10 +15,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
 
@@ -59,6 +61,47 @@ class ModelSpec:
         return ",".join(public_url(u) for u in self.base_urls())
 
 
+# Query parameters whose value is a credential (Azure's api-key, a signed URL's sig, a token...).
+_SECRET_NAME = re.compile(r"key|token|secret|pass|sig|auth|credential|session", re.IGNORECASE)
+HIDDEN = "REDACTED"
+# redacted spec -> the spec as given, handed from ./run_all.sh to the notebooks' kernels through the environment,
+# so that a notebook's parameters (which papermill writes into the executed copy) never hold a credential.
+SECRETS_ENV = "LCLAB_SPEC_CREDENTIALS"
+
+
+def redact_url(url: str) -> str:
+    """The URL with its user:password part dropped and credential-looking query values replaced by REDACTED."""
+    parts = urlsplit(url)
+    netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    query = [(k, HIDDEN if _SECRET_NAME.search(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe=HIDDEN), parts.fragment))
+
+
+def redact(spec: str) -> str:
+    """A model spec safe to record: every URL in it redacted (`redact_url`); other specs unchanged."""
+    if "://" not in spec:
+        return spec
+    head, at, urls = spec.partition("@") if "@http" in spec else ("", "", spec)
+    try:
+        return head + at + ",".join(redact_url(u.strip()) for u in urls.split(","))
+    except ValueError:  # not a URL that parses (a bad port...): hide everything after the scheme
+        return head + at + urls.split("://")[0] + "://" + HIDDEN
+
+
+def hide_credentials(spec: str) -> str:
+    """The redacted spec, remembered (in this process's environment, inherited by the notebooks it starts) as
+    standing for the spec as given, which only the gateway's client reads back."""
+    hidden = redact(spec)
+    if hidden != spec:
+        known = json.loads(os.environ.get(SECRETS_ENV) or "{}")
+        os.environ[SECRETS_ENV] = json.dumps({**known, hidden: spec})
+    return hidden
+
+
+def _with_credentials(spec: str) -> str:
+    return json.loads(os.environ.get(SECRETS_ENV) or "{}").get(spec, spec)
+
+
 def public_url(url: str) -> str:
     """A URL without its user:password part."""
     parts = urlsplit(url)
@@ -87,8 +130,9 @@ def parse_spec(spec: str) -> ModelSpec:
         return ModelSpec(spec, "hf", path, options=tuple(sorted(parse_qsl(query, strict_parsing=bool(query)))))
     if prefix == "openai" and "@http" in rest:
         # An endpoint named by URL (a model config's api_base). API_KEY is the
-        # variable RAG-IFEval's runners read; OPENAI_API_KEY the usual one.
-        model, _, base_url = rest.partition("@")
+        # variable RAG-IFEval's runners read; OPENAI_API_KEY the usual one. A spec recorded without its
+        # credentials (hide_credentials) gets them back here, for the client only: `raw` stays redacted.
+        model, _, base_url = _with_credentials(spec).partition("/")[2].partition("@")
         key_env = "API_KEY" if os.environ.get("API_KEY") else "OPENAI_API_KEY"
         return ModelSpec(spec, "openai", model, base_url, key_env)
     if prefix == "openai":

@@ -19,12 +19,14 @@ import re
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
 from .. import paths
 from ..models.cache import check_writable
 from ..models.errors import CacheError
+from ..models.specs import hide_credentials
 from ..paths import PARAMS, REPO
 from .params import ParameterError, check_all, literal
 
@@ -76,12 +78,40 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
         base = params.get("run_name", literal(declared["run_name"]["default"]))
         params["run_name"] = f"{base}-{model_slug(model)}"
     check_all(notebook.stem, declared, params)
-    return params
+    return {name: _without_credentials(value) for name, value in params.items()}
+
+
+def _without_credentials(value):
+    """Model specs with their URL credentials hidden (models.specs.hide_credentials): papermill writes every
+    parameter into the executed notebook, and runs record their parameters."""
+    if isinstance(value, str):
+        return hide_credentials(value) if "://" in value else value
+    if isinstance(value, list):
+        return [_without_credentials(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _without_credentials(v) for k, v in value.items()}
+    return value
+
+
+def executed_dir(profile: str, model: str | None = None) -> Path:
+    """Where a profile's executed notebooks go: results/notebooks/<profile>/, or <profile>-<model slug>/ for a
+    --model run (a run of its own, beside the profile's, not over it)."""
+    return paths.RESULTS / "notebooks" / (Path(profile).stem + (f"-{model_slug(model)}" if model else ""))
 
 
 def model_slug(model: str) -> str:
-    """The suffix a run with another model adds to run folders: "local/qwen2.5-coder-0.5b" -> "qwen2.5-coder-0.5b"."""
-    return re.sub(r"[^A-Za-z0-9.]+", "-", model.split("/")[-1]).strip("-")
+    """The suffix a run with another model adds to run folders: "local/qwen2.5-coder-0.5b" -> "qwen2.5-coder-0.5b";
+    a served model by URL is named by its served name and host, "openai/qwen@http://gpu1:8000/v1" ->
+    "qwen-gpu1-8000", so that two servers never share a run folder (nor a credential reach a folder name)."""
+    name, at, urls = model.partition("@")
+    if at and "://" in urls:
+        host = urlsplit(urls.split(",")[0].strip())
+        try:
+            port = host.port or ""
+        except ValueError:  # refused by the parameter check; a name is still owed to its message
+            port = ""
+        name = f"{name.split('/', 1)[-1]}-{host.hostname or ''}-{port}"
+    return re.sub(r"[^A-Za-z0-9.]+", "-", name if at else model.split("/")[-1]).strip("-")
 
 
 def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
@@ -203,8 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     timings, failed = [], []
     # Executed copies go beside the profile's, not over them: a --model run is a run of its own.
-    executed = paths.RESULTS / "notebooks" / (Path(args.profile).stem + (f"-{model_slug(args.model)}"
-                                                                         if args.model else ""))
+    executed = executed_dir(args.profile, args.model)
     for nb, params in plans:
         output = executed / nb.name
         print(f"== {nb.name}  {params}", flush=True)

@@ -1,10 +1,12 @@
 """A static report of a run of the notebooks: results/report/index.html, to browse or share without Jupyter.
 
-    python -m lclab.runs.report --profile default      # ./run_all.sh ends with this
+    python -m lclab.runs.report --profile default [--model SPEC]     # ./run_all.sh ends with this
 
-Every executed notebook of the profile (results/notebooks/<profile>/) is exported to HTML by nbconvert, with
-its figures embedded; the index page links them, shows the index of runs, and per registered experiment its
-runs and figures (links to the PDF and SVG twins are relative, so the folder can be shared).
+Every executed notebook of the profile (results/notebooks/<profile>/, or <profile>-<model> after a --model run)
+is exported to HTML by nbconvert, with its figures embedded; the index page links them, and per registered
+experiment shows the runs those notebooks made and their figures (links to the PDF and SVG twins are relative,
+so the folder can be shared). Other runs and the reference figures shipped in figures/ are not mixed in: the
+page names how many there are and where.
 """
 
 from __future__ import annotations
@@ -56,9 +58,30 @@ def _figure(f: Path, out: Path) -> str:
             f'{f" ({twins})" if twins else ""}</figcaption></figure>')
 
 
-def _sections(index: pd.DataFrame, out: Path) -> str:
-    """One section per registered experiment that has runs: what it asks, its runs, its figures."""
-    figures = sorted(paths.FIGURES.glob("*.png"))
+def runs_of(executed: list[Path]) -> set[tuple[str, str]]:
+    """(experiment, run name) of every run the executed notebooks made, from the parameters papermill recorded."""
+    import json
+
+    from ..experiments import for_notebook
+
+    made = set()
+    for notebook in executed:
+        experiment = for_notebook(notebook.stem)
+        meta = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
+        params = meta.get("parameters") or {}
+        if experiment and "run_name" in params:
+            made.add((experiment.name, str(params["run_name"])))
+    return made
+
+
+def _made_by(figure: Path, made: set[tuple[str, str]]) -> bool:
+    return any(figure.stem == f"{e}_{r}" or figure.stem.startswith(f"{e}_{r}_") for e, r in made)
+
+
+def _sections(index: pd.DataFrame, out: Path, made: set[tuple[str, str]]) -> str:
+    """One section per registered experiment that has runs here: what it asks, its runs, their figures."""
+    every = sorted(paths.FIGURES.glob("*.png"))
+    figures = [f for f in every if _made_by(f, made)]
     shown, parts = set(), []
     for experiment in experiments():
         runs = index[index["experiment"] == experiment.name] if len(index) else index
@@ -72,33 +95,47 @@ def _sections(index: pd.DataFrame, out: Path) -> str:
                      + "".join(_figure(f, out) for f in mine))
     rest = [f for f in figures if f not in shown]
     if rest:
-        parts.append("<h2>Other figures (comparisons)</h2>" + "".join(_figure(f, out) for f in rest))
+        parts.append("<h2>Other figures of these runs</h2>" + "".join(_figure(f, out) for f in rest))
+    others = len(every) - len(figures)
+    if others:
+        parts.append(f"<p>{others} other figure(s) in {html.escape(str(paths.FIGURES))} (the shipped reference "
+                     "figures and other profiles' runs) are not shown here.</p>")
     return "\n".join(parts)
 
 
-def build(profile: str = "default") -> Path:
-    """Write results/report/ for the executed notebooks of `profile`; returns the index page."""
-    executed = sorted((paths.RESULTS / "notebooks" / profile).glob("*.ipynb"))
+def build(profile: str = "default", model: str | None = None) -> Path:
+    """Write results/report/ for the executed notebooks of `profile` (run with --model `model`, if given);
+    returns the index page."""
+    from .notebooks import executed_dir
+
+    folder = executed_dir(profile, model)
+    executed = sorted(folder.glob("*.ipynb"))
     if not executed:
-        raise FileNotFoundError(f"no executed notebooks in {paths.RESULTS / 'notebooks' / profile}: run them first")
+        raise FileNotFoundError(f"no executed notebooks in {folder}: run them first")
     out = paths.RESULTS / "report"
     out.mkdir(parents=True, exist_ok=True)
     pages = [export(nb, out) for nb in executed]
     notebooks = "".join(f'<li><a href="{p.name}">{html.escape(p.stem)}</a></li>' for p in pages)
-    runs = refresh_index()
+    made = runs_of(executed)
+    every = refresh_index()
+    runs = every[[(e, str(r)) in made for e, r in zip(every["experiment"], every["run"])]] if len(every) else every
     index = runs.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.3f}")
+    if len(every) > len(runs):
+        index += (f"<p>{len(every) - len(runs)} other run(s) in results/index.csv are not from these notebooks."
+                  "</p>")
     page = out / "index.html"
-    page.write_text(PAGE.format(profile=html.escape(profile), notebooks=notebooks, index=index,
-                                experiments=_sections(runs, out)), encoding="utf-8")
+    page.write_text(PAGE.format(profile=html.escape(folder.name), notebooks=notebooks, index=index,
+                                experiments=_sections(runs, out, made)), encoding="utf-8")
     return page
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lclab.runs.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="default")
+    parser.add_argument("--model", help="the --model of the run to report (its notebooks are kept apart)")
     args = parser.parse_args(argv)
     try:
-        page = build(Path(args.profile).stem)
+        page = build(Path(args.profile).stem, args.model)
     except FileNotFoundError as err:
         print(f"report: {err}", file=sys.stderr)
         return 2
