@@ -149,3 +149,13 @@ def test_json_mode_is_requested_from_the_endpoint(serve):
     assert ask(response_format="json").json == {"x": 1}
     assert server.requests[0]["response_format"] == {"type": "json_object"}
     assert json.dumps(server.requests[0]["messages"]) == '[{"role": "user", "content": "hi"}]'
+
+
+def test_a_truncated_json_body_is_retried_named_and_counted(serve):
+    server = serve(faults=[{"truncated": True}])
+    assert ask().text == "ok"  # retried like a 5xx, then answered
+    assert len(server.requests) == 2
+    server = serve(faults=[{"truncated": True}] * 10)
+    with pytest.raises(RetryableError, match=r"not whole JSON from http://127\.0\.0\.1:\d+/v1"):
+        ask(prompt="another question")
+    assert ACCOUNTING.get("test").errors == 1

@@ -16,6 +16,7 @@ started through `lclab.runs.parallel.map_items`.
 from __future__ import annotations
 
 import contextvars
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -159,11 +160,21 @@ class Accounting:
         """Write the table next to a run's results (and `endpoints.csv` when served replicas were called);
         return the table for display."""
         table = self.table()
-        table.to_csv(Path(directory) / name, index=False)
+        _csv_atomic(table, Path(directory) / name)
         endpoints = self.endpoint_table()
         if len(endpoints):
-            endpoints.to_csv(Path(directory) / "endpoints.csv", index=False)
+            _csv_atomic(endpoints, Path(directory) / "endpoints.csv")
         return table
+
+
+def _csv_atomic(table: pd.DataFrame, path: Path) -> None:
+    """Written beside, then renamed: a full disk leaves the previous table, not a zero-byte one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        table.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 ACCOUNTING = Accounting()

@@ -21,6 +21,7 @@ from typing import Callable
 # A fault is an HTTP status (int), or a dict:
 #   {"status": 429, "headers": {"Retry-After": "0.2"}, "body": {...}}
 #   {"garbage": True}        HTTP 200 with a body that is not a chat completion
+#   {"truncated": True}      HTTP 200 with a valid reply's JSON cut in the middle
 #   {"hang": 5.0}            wait that long before answering normally
 Fault = int | dict
 
@@ -106,6 +107,9 @@ class FaultServer:
                 if fault and "hang" in fault:
                     time.sleep(fault["hang"])
                     fault = None
+                if fault and fault.get("truncated"):
+                    whole = json.dumps(server._completion(body, path)).encode()
+                    return self._send(200, whole[: len(whole) // 2])
                 if fault and fault.get("garbage"):
                     return self._send(200, b"<html>502 Bad Gateway</html>", content_type="text/html")
                 if fault:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import threading
 import time
@@ -128,6 +129,10 @@ class OpenAIBackend:
             replica.down_until = time.monotonic() + self.DOWN_SECONDS
         except openai.APIResponseValidationError as err:
             cause, error = err, RetryableError(f"malformed response from {replica.url}: {err}")
+        except json.JSONDecodeError as err:
+            # A 200 whose body was cut (a proxy or the server dropping the connection mid-reply): as transient
+            # as a 5xx, and retried like one.
+            cause, error = err, RetryableError(f"HTTP 200 with a body that is not whole JSON from {replica.url}: {err}")
         except openai.APIStatusError as err:
             cause, error = err, status_error(err, self.spec, replica.url)
         if isinstance(error, RetryableError) and any(r is not replica and r.down_until <= time.monotonic()

@@ -10,7 +10,7 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import pandas as pd
 
@@ -36,6 +36,28 @@ def fingerprint(*parts) -> str:
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:12]
 
 
+def _ends_unfinished(path: Path) -> bool:
+    """Whether a text file is non-empty and does not end with a newline."""
+    with open(path, "rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return False
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) != b"\n"
+
+
+def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
+    """`write(tmp)` then rename over `path`: a full disk or a kill leaves the old file or the new one, never a
+    zero-byte or half-written one."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 class ItemLog:
     """An append-only JSONL file of result rows, each identified by a tuple of key columns.
 
@@ -49,6 +71,7 @@ class ItemLog:
         self.key = tuple(key)
         self._lock = threading.Lock()
         self._memory: list[dict] = []
+        self._tail_checked = False
 
     def _key(self, row: dict) -> tuple:
         return tuple(row.get(k) for k in self.key)  # rows from before a key column existed match nothing
@@ -78,6 +101,12 @@ class ItemLog:
                 self._memory.append(dict(row))
             return
         with self._lock, open(self.path, "a", encoding="utf-8") as fh:
+            if not self._tail_checked:
+                # A last line cut without its newline (a kill or a full disk mid-write) would swallow this row:
+                # end it first, so it stays one unreadable line and this row a whole one.
+                self._tail_checked = True
+                if _ends_unfinished(self.path):
+                    fh.write("\n")
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.flush()
 

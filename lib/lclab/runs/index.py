@@ -13,6 +13,7 @@ import json
 import pandas as pd
 
 from .. import paths
+from .folders import write_atomic
 
 COLUMNS = ["experiment", "run", "status", "model", "judge", "date", "n_items", "headline", "value", "lo", "hi",
            "calls", "calls_to_date", "wall_s"]
@@ -50,5 +51,5 @@ def refresh_index() -> pd.DataFrame:
     """Rewrite results/index.csv from the manifests."""
     table = run_index()
     paths.RESULTS.mkdir(parents=True, exist_ok=True)
-    table.to_csv(paths.RESULTS / "index.csv", index=False)
+    write_atomic(paths.RESULTS / "index.csv", lambda tmp: table.to_csv(tmp, index=False))
     return table

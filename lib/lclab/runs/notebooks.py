@@ -93,6 +93,15 @@ def _without_credentials(value):
     return value
 
 
+def _interrupted(notebook: Path, working: Path, output: Path) -> int:
+    """Ctrl-C: one line (the run's own cleanup has written its manifest and accounting), exit status 130."""
+    if working.exists():
+        os.replace(working, output)
+    print(f"\n!! interrupted in {notebook.name}: finished items are kept; the same command resumes it",
+          file=sys.stderr)
+    return 130
+
+
 def executed_dir(profile: str, model: str | None = None) -> Path:
     """Where a profile's executed notebooks go: results/notebooks/<profile>/, or <profile>-<model slug>/ for a
     --model run (a run of its own, beside the profile's, not over it)."""
@@ -236,17 +245,31 @@ def main(argv: list[str] | None = None) -> int:
     executed = executed_dir(args.profile, args.model)
     for nb, params in plans:
         output = executed / nb.name
+        # Executed under a name of this process's own, and moved into place when done: a second process refused
+        # for a run folder in use must not write its error notebook over the running one's.
+        working = output.with_name(f".{output.stem}.{os.getpid()}.ipynb")
         print(f"== {nb.name}  {params}", flush=True)
         started = time.time()
         try:
-            seconds = execute(nb, params, output)
+            seconds = execute(nb, params, working)
+        except KeyboardInterrupt:
+            return _interrupted(nb, working, output)
         except Exception as err:  # noqa: BLE001  (report, keep going with the other notebooks)
             failed.append(nb.name)
             # papermill's error carries the cell's exception: its type and message first, in one line (the
             # coloured traceback is in the executed notebook).
             kind, message = getattr(err, "ename", type(err).__name__), getattr(err, "evalue", str(err))
+            if kind == "KeyboardInterrupt":  # Ctrl-C reached the kernel first
+                return _interrupted(nb, working, output)
+            if kind == "RunLockedError":  # another process is running this run: its notebook stays as it is
+                working.unlink(missing_ok=True)
+                print(f"!! {nb.name} refused: {message}", file=sys.stderr)
+                continue
+            if working.exists():
+                os.replace(working, output)
             print(f"!! {nb.name} failed: {kind}: {str(message)[:2000]} (traceback in {output})", file=sys.stderr)
             continue
+        os.replace(working, output)
         if problems := failed_runs_since(started):
             failed.append(nb.name)
             print("\n".join(f"!! {nb.name}: {line}" for line in problems), file=sys.stderr)

@@ -109,7 +109,7 @@ def build(profile: str = "default", model: str | None = None) -> Path:
     from .notebooks import executed_dir
 
     folder = executed_dir(profile, model)
-    executed = sorted(folder.glob("*.ipynb"))
+    executed = sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))  # not ones still running
     if not executed:
         raise FileNotFoundError(f"no executed notebooks in {folder}: run them first")
     out = paths.RESULTS / "report"

@@ -53,7 +53,7 @@ from ..models import ACCOUNTING
 from ..models.cache import check_writable
 from ..paths import llm_cache_dir
 from . import manifest
-from .folders import ItemLog, RunLock, log_accounting, run_dir
+from .folders import ItemLog, RunLock, log_accounting, run_dir, write_atomic
 from .index import refresh_index
 from .parallel import map_items
 from .samples import write_samples
@@ -215,14 +215,16 @@ class Run:
         """Write the summary, every table, the accounting and the manifest to the run folder, refresh the
         index of runs, and return them as a Result. `headline`: {"metric", "value", "lo", "hi"} for the index."""
         tables = tables or {}
-        summary.to_csv(self.dir / "summary.csv", index=False)
+        write_atomic(self.dir / "summary.csv", lambda tmp: summary.to_csv(tmp, index=False))
         for name, table in tables.items():
             # A pivot's row labels are data; a plain running index is not.
-            table.to_csv(self.dir / f"{name}.csv", index=not isinstance(table.index, pd.RangeIndex))
+            write_atomic(self.dir / f"{name}.csv",
+                         lambda tmp, t=table: t.to_csv(tmp, index=not isinstance(t.index, pd.RangeIndex)))
         accounting = self.ledger.save(self.dir)
         items = items if items is not None else pd.DataFrame()
         # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
-        items.to_json(self.dir / "result_items.jsonl", orient="records", lines=True, force_ascii=False)
+        write_atomic(self.dir / "result_items.jsonl",
+                     lambda tmp: items.to_json(tmp, orient="records", lines=True, force_ascii=False))
         failed = items["error"].notna() if "error" in items else pd.Series(False, index=items.index)
         # A run whose items failed says so in its status: "partial" (some) or "failed" (all), with the count
         # and the first error in the manifest; run_all.sh then ends non-zero (lclab.runs.notebooks).
