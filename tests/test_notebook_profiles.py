@@ -7,6 +7,7 @@ from lclab.runs.notebooks import (
     UnknownParameterError,
     declared_parameters,
     execute,
+    judge_is_answerer,
     local_models_needed,
     parameters_for,
 )
@@ -26,6 +27,22 @@ def test_shared_parameters_apply_only_where_declared_and_model_overrides(monkeyp
     params = parameters_for(SWEEP, {"all": {"run_name": "x", "n_passages": 3}}, model="openai/m")
     # another model: a run folder of its own, judged by the profile's judge (the notebook's own model)
     assert params == {"run_name": "x-m", "model": "openai/m", "judge_model": "local/qwen2.5-coder-1.5b"}
+
+
+def test_a_judge_grading_its_own_answers_is_named_and_another_judge_is_not():
+    same = judge_is_answerer(SWEEP, {"model": "local/qwen2.5-coder-0.5b", "judge_model": "local/qwen2.5-coder-0.5b"})
+    assert "01_lost_in_the_middle: the judge is the answering model (local/qwen2.5-coder-0.5b)" in same
+    assert judge_is_answerer(SWEEP, {"model": "local/qwen2.5-coder-0.5b"}) is None  # the default judge is the 1.5B
+    assert judge_is_answerer(NOTEBOOKS / "09_synthetic_tasks.ipynb", {}) is None  # no judge at all
+
+
+def test_fewer_validated_pairs_than_asked_is_said():
+    from lclab.qa import load_validated
+    from lclab.qa.review import FewerPairsWarning
+
+    with pytest.warns(FewerPairsWarning, match=r"n_qa is 500 but only \d+ pairs are validated"):
+        _, _, qa = load_validated("paul_graham", "data/pg_qa/qa.csv", 500)
+    assert 0 < len(qa) < 500
 
 
 def test_models_needed_follow_defaults_and_overrides():

@@ -7,6 +7,8 @@ and every later run uses only the rows marked yes.
 
 from __future__ import annotations
 
+import warnings
+
 from pathlib import Path
 
 import pandas as pd
@@ -72,4 +74,14 @@ def load_validated(corpus: str, qa_path: str, n_qa: int) -> tuple[Corpus, list[D
     loaded = load_corpus(corpus)
     qa_file = read_qa_file(qa_path)
     pool = passages(loaded, int(qa_file["passage_chars"].iloc[0]))
-    return loaded, pool, validated_pairs(qa_file, {p.id: p for p in pool}).head(n_qa)
+    pairs = validated_pairs(qa_file, {p.id: p for p in pool})
+    if len(pairs) < n_qa:
+        # Said in the plan and in the run (a notebook shows warnings in its output), never silently fewer.
+        warnings.warn(f"{qa_path}: n_qa is {n_qa} but only {len(pairs)} pairs are validated (marked yes): the run "
+                      f"uses {len(pairs)}. Validate more pairs (00_make_qa_set, then the review sheet) or lower n_qa",
+                      FewerPairsWarning, stacklevel=2)
+    return loaded, pool, pairs.head(n_qa)
+
+
+class FewerPairsWarning(UserWarning):
+    """A run asked for more validated QA pairs than its QA file holds."""

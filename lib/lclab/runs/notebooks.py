@@ -203,6 +203,19 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         print(f"\n{line}")
 
 
+def judge_is_answerer(notebook: Path, params: dict) -> str | None:
+    """A line when a notebook's judge is its answering model: a model grading its own answers is lenient with them
+    (the 0.5B accepted its own wrong answers), so the judge should be another model (judge_model)."""
+    declared = declared_parameters(notebook)
+    if "judge_model" not in declared or "model" not in declared:
+        return None
+    value = {name: params.get(name, literal(declared[name]["default"])) for name in ("model", "judge_model")}
+    if value["judge_model"] != value["model"]:
+        return None
+    return (f"{notebook.stem}: the judge is the answering model ({value['model']}), so it grades its own answers "
+            "(the run's reliability card says how far that holds against labels); give another judge_model")
+
+
 def still_to_fetch(needed: list[str]) -> str | None:
     """What set-up has yet to fetch and assemble for these embedded models, and how the plan counted them."""
     from ..models.local_models import EMBEDDED_MODELS, assembled, tokenizer_twin
@@ -254,6 +267,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.models_needed:
         print(" ".join(local_models_needed(plans)))
         return 0
+    for nb, params in plans:
+        if line := judge_is_answerer(nb, params):
+            print(f"warning: {line}", file=sys.stderr)
     if args.plan:
         print_plan(plans, Path(args.profile).stem, args.target)
         return 0
