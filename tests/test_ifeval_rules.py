@@ -184,9 +184,37 @@ def test_every_form_of_a_common_word_gets_one_lemma():
         forms = polish.forms_of(lemma_id, rank)
         # A form that is also a word of a better-ranked kind (a conjunction, a noun) is read as that word,
         # by rule ("lub" is "or", not "like!"): the property is about the forms read as this kind of word.
+        # A form two different words share ("prawa": law's and the right hand's) belongs to one of them by rule.
         read_here = [f for f in forms if polish.reading_rank(f) == rank and not f.isdigit() and len(f) > 1
-                     and not polish.has_usual_reading(f)]
+                     and not polish.has_usual_reading(f) and not polish.is_homograph(f, rank)]
         lemmas = {polish.lemma(f) for f in read_here}
         if len(lemmas) > 1:
             split[lemma_id] = {f: polish.lemma(f) for f in read_here}
     assert not split, split
+
+
+@pytest.mark.parametrize("forms, expected", [
+    (["lepszy", "lepsza", "lepsze", "lepszego", "lepszej", "najlepszy", "najlepsza"], "dobry"),
+    (["gorszy", "gorsza", "gorsze", "gorszej", "najgorszy"], "zły"),
+    (["mniejszy", "mniejsza", "mniejsze", "najmniejszy"], "mały"),
+    (["starszy", "starsza", "najstarszy"], "stary"),
+])
+def test_every_degree_of_an_adjective_meets_its_positive(forms, expected):
+    # A comparative is read as its adjective even where a noun ("lepsza") or a verb ("gorszy": scandalizes)
+    # shares the form.
+    assert {form: lemma(form) for form in forms} == dict.fromkeys(forms, expected)
+
+
+def test_a_comparative_in_an_answer_matches_the_positive_or_comparative_in_a_rule():
+    assert occurs("lepszy", normalize("Oferta jest lepsza od poprzedniej."))
+    assert occurs("dobry", normalize("Ta oferta jest lepsza."))
+
+
+@pytest.mark.parametrize("form, expected", [
+    ("prawo", "prawo"), ("prawa", "prawo"), ("prawem", "prawo"),  # law, not "prawy"
+    ("życie", "życie"), ("życia", "życie"),  # life, not rye ("żyto")
+    ("latem", "lato"), ("lato", "lato"),  # summer keeps its own lemma; "lata" and "lat" are years by usage
+    ("kasia", "kasia"), ("kasie", "kasa"),  # a name is not the cash desk
+])
+def test_words_that_merely_share_forms_keep_their_own_lemmas(form, expected):
+    assert lemma(form) == expected

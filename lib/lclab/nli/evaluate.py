@@ -25,11 +25,20 @@ from ..prompts import template
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, headline
 from ..scoring.reliability import card_notes
+from .combined import combined_table, with_combined
 from .items import ORDERS, EvalItem
 from .labels import Labels, load_items, load_labels
 from .pipeline import VARIANTS
 from .run import run_nli
-from .tables import auc_table, by_kind, nli_cards, refusal_table, seed_auc_table, seed_timing_table
+from .tables import (
+    CONFIG_COLUMNS,
+    auc_table,
+    by_kind,
+    nli_cards,
+    refusal_table,
+    seed_auc_table,
+    seed_timing_table,
+)
 
 EXPERIMENT = "nli_eval"
 PROMPTS = ("nli_system", "nli_refusal_system", "nli_pair", "pronoun_replacement", "refusal_batch")
@@ -149,6 +158,7 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
         hyp = pd.concat(hyp_all, ignore_index=True).merge(
             labels.hypotheses[["item_id", "direction", "index", "entailed"]], on=["item_id", "direction", "index"],
             how="left")
+        hyp = with_combined(hyp, CONFIG_COLUMNS)  # cross-fitted on the labels: never scores its own training item
         item_df = pd.concat(item_all, ignore_index=True)
         auc = auc_table(hyp)
         reliability = nli_cards(hyp, item_df, labels.refusals)
@@ -163,4 +173,4 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
                                   "hypotheses": hyp, "items": item_df,
                                   "seed_timing": seed_timing_table(pd.DataFrame(timing_rows)),
                                   "seed_auc": seed_auc_table(auc), "by_kind": by_kind(item_df, kinds or {}),
-                                  "reliability": reliability})
+                                  "reliability": reliability, "combined": combined_table(hyp, CONFIG_COLUMNS)})

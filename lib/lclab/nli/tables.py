@@ -11,6 +11,7 @@ from ..scoring.baselines import content_overlap
 from ..scoring.reliability import card, cards
 from ..scoring.score_eval import separation_summary
 from ..stats import wilson_interval
+from .combined import COMBINED
 from .items import DIRECTION_NAMES, DIRECTIONS
 
 # How a hypothesis is scored: the share of its facts tagged supported (the seed's), or the mean probability of
@@ -113,6 +114,11 @@ def nli_cards(hyp: pd.DataFrame, items: pd.DataFrame, refusal_labels: pd.DataFra
             overlap = [content_overlap(h, p) for h, p in zip(sub.sentence, sub.premise)]
             rows.append(card(f"NLI {DIRECTION_NAMES[d]}", name, verdicts, sub.estimate_p, sub.p_source,
                              sub.entailed, "hypothesis words in the premise", pd.Series(overlap, dtype=float)))
+            if "combined_p" in sub and sub.combined_p.notna().any():  # lclab.nli.combined (needs p(supported))
+                combined = sub.combined_p.map(lambda p: None if pd.isna(p) else bool(p >= 0.5))
+                rows.append(card(f"NLI {DIRECTION_NAMES[d]}, {COMBINED}", name, combined, sub.combined_p,
+                                 pd.Series(["combined"] * len(sub)), sub.entailed, "hypothesis words in the premise",
+                                 pd.Series(overlap, dtype=float)))
         own = items[(items[CONFIG_COLUMNS] == pd.Series(dict(zip(CONFIG_COLUMNS, keys)))).all(axis=1)]
         texts = [(r.item_id, text, getattr(r, col), getattr(r, f"{col}_p"), cue, getattr(r, f"{col}_source"))
                  for r in own.itertuples() for text, col, cue in

@@ -11,17 +11,20 @@ inflected form of itself ("opłaty skarbowej" matches "opłata skarbowa").
 
 Morfeusz 2 with the SGJP dictionary (both in the `morfeusz2` wheel) lists the
 readings of a form; archaic ones are dropped when others exist, a pronoun is
-kept first, then the best part of speech. The lemma is then chosen by the word,
-never by the form: lemmas of one part of speech that share a form (the noun
-"praca" and the plural-only "prace"; "ojciec" and "ojcowie"; "odsetek",
-"odsetka" and "odsetki") make one group, and every form of every lemma in the
-group gets the group's one name: the lemma with unqualified readings, then the
-one simplemma's Polish lemma table (built from corpus frequencies) names for
-most of the group's forms ("ma" is "mieć", not the rare "maić"), then the
-largest paradigm, then the first in alphabetical order. So all the forms of one
-word agree, whichever form an answer uses. Two unrelated words that share forms
-are merged too (the plural "lata" belongs to both "rok" and "lato"): for a
-matching rule that is the lesser harm. Forms Morfeusz does not know get
+kept first, then a comparative or superlative adjective ("lepsza" is dobry, like
+"lepszy", not the noun "lepsza"), then the best part of speech. The lemma is then
+chosen by the word, never by the form: lemmas of one part of speech whose forms
+all belong to another's (the plural-only "prace" in "praca"; "ojcowie" in
+"ojciec"; "odsetki" in "odsetka" and "odsetek") are one word, and every form of
+every lemma in such a group gets the group's one name: the lemma with
+unqualified readings, then the one simplemma's Polish lemma table (built from
+corpus frequencies) names for most of the group's forms ("ma" is "mieć", not the
+rare "maić"), then the largest paradigm, then the first in alphabetical order.
+So all the forms of one word agree, whichever form an answer uses. Words that
+merely share a few forms stay apart ("prawo" is law, not "prawy"; "życie" life,
+not rye; "latem" is "lato"): a shared form is read as the word whose paradigm it
+fills more cells of (then simplemma's choice, then its headword), and a few shared
+forms are fixed by usage ("lat" after a number is years, "maja" is May's). Forms Morfeusz does not know get
 simplemma's lemma, or stay as they are.
 """
 
@@ -52,8 +55,10 @@ _RANK = {
     **dict.fromkeys(["impt", "brev"], 8),
 }
 # Forms whose ranked reading is the rare one in official texts: "lata" after a
-# number is years far more often than summers; "być" is to be, not a form of "bycie".
-_USUAL = {"lata": "rok", "być": "być"}
+# number is years far more often than summers (and so are the other forms the two
+# words share); "maja" is the month's genitive, not the name or the illusion;
+# "być" is to be, not a form of "bycie".
+_USUAL = {**dict.fromkeys(["lata", "lat", "latach", "latami", "latom"], "rok"), "maja": "maj", "być": "być"}
 _MARGINAL = {"daw.", "przest.", "rzad.", "gwar.", "arch.", "reg."}  # SGJP's archaic, rare, dialectal
 _LAST = 10
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: punctuation and "_" separate words
@@ -126,11 +131,6 @@ def _current_readings(word: str) -> list[tuple[str, str, tuple[str, ...]]]:
     return [r for r in readings if not set(r[2]) & _MARGINAL] or readings
 
 
-def words(text: str) -> list[str]:
-    """The words of a text as the rules see them: runs of letters and digits."""
-    return _WORD.findall(text)
-
-
 def readings(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
     """Morfeusz's readings of a lower-case form: (lemma id, tag, SGJP qualifiers), first segment only."""
     return _analyse(form)
@@ -148,6 +148,12 @@ def forms_of(lemma_id: str, rank: int) -> set[str]:
     return {form.lower() for form, _, tag, _, _ in generated if _rank(tag) == rank}
 
 
+def is_homograph(form: str, rank: int) -> bool:
+    """Whether the form's readings of this rank belong to words that are not one word ("prawa": law's and the
+    right hand's): its lemma is then one of theirs by rule (see _lemma), not every one's."""
+    return len({_group_name(lem, rank) for lem, tag, _ in _current_readings(form) if _rank(tag) == rank}) > 1
+
+
 def has_usual_reading(form: str) -> bool:
     """Whether the form's lemma is fixed by usage rather than by rank ("lata" is years, not summers)."""
     return form in _USUAL
@@ -161,7 +167,23 @@ def reading_rank(word: str) -> int | None:
         return None
     if any(_is_pronoun(tag) for _, tag, _ in readings):
         return 0
+    if any(_is_degree(tag) for _, tag, _ in readings):
+        return _RANK["adj"]
     return min(_rank(tag) for _, tag, _ in readings)
+
+
+def _slots(tag: str) -> int:
+    """How many (number, case) cells of its paradigm a reading fills ("subst:pl:nom.acc.voc:n" fills 3)."""
+    parts = tag.split(":")
+    return len(parts[1].split(".")) * len(parts[2].split(".")) if len(parts) > 2 else 1
+
+
+def _is_degree(tag: str) -> bool:
+    """A comparative or superlative adjective ("lepsza", "najmniejszy"): read as its adjective, whatever noun
+    or verb shares the form ("lepsza" the noun, "gorszy" of gorszyć), so that every degree of an adjective meets
+    its positive ("lepsza" is dobry, as "lepszy" is)."""
+    parts = tag.split(":")
+    return parts[0] == "adj" and parts[-1] in ("com", "sup")
 
 
 def _name(lemma_id: str) -> str:
@@ -183,11 +205,37 @@ def _lemma(word: str) -> str:
         if pronouns[0][1].startswith("ppron3"):
             return _pronoun_lemma([tag for _, tag in pronouns if tag.startswith("ppron3")])
         return pronouns[0][0]
+    degree = [lem for lem, tag, _ in readings if _is_degree(tag)]
+    if degree:
+        return _group_name(degree[0], _RANK["adj"])
     best = min(_rank(tag) for _, tag, _ in readings)
-    return _group_name(next(lem for lem, tag, _ in readings if _rank(tag) == best), best)
+    # A form shared by words that are not one word (see _group_name) is read as the word whose paradigm it fills
+    # more slots of ("prawa": law's genitive and plural, over the right hand's nominative; "życie": life's three
+    # cases, over rye's locative), then the word simplemma's corpus frequencies name, then the word it is the
+    # headword of, then Morfeusz's first reading.
+    slots: dict[str, int] = {}
+    for lem, tag, _ in readings:
+        if _rank(tag) == best:
+            group = _group_name(lem, best)
+            slots[group] = slots.get(group, 0) + _slots(tag)
+    usual = simplemma.lemmatize(word, lang="pl").lower()
+    return max(slots, key=lambda g: (slots[g], g == usual, g == word, -list(slots).index(g)))
 
 
 _groups: dict[tuple[str, int], str] = {}  # (lemma id, rank) -> the name of its group
+
+
+@lru_cache(maxsize=20_000)
+def _paradigm(lemma_id: str, rank: int) -> frozenset[str]:
+    with _morfeusz_lock:
+        return frozenset(f.lower() for f, _, tag, _, _ in _analyser().generate(lemma_id) if _rank(tag) == rank)
+
+
+def _one_word(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two lemmas are one word when one's forms all belong to the other: a plural-only lemma ("prace", "ojcowie",
+    "odsetki") inside its singular's paradigm. Words that merely share a few forms stay apart ("prawo" and
+    "prawy", "życie" and "żyto", "lato" and "rok", "Kasia" and "kasa")."""
+    return a <= b or b <= a
 _MAX_GROUP = 40  # lemmas; a larger group stops growing (never seen on SGJP's common words)
 
 
@@ -204,8 +252,7 @@ def _group_name(lemma_id: str, rank: int) -> str:
         lem = todo.pop()
         if lem in members:
             continue
-        with _morfeusz_lock:
-            forms = {f.lower() for f, _, tag, _, _ in _analyser().generate(lem) if _rank(tag) == rank}
+        forms = _paradigm(lem, rank)
         all_forms |= forms
         unqualified = False
         for form in forms:
@@ -214,7 +261,7 @@ def _group_name(lemma_id: str, rank: int) -> str:
                     continue
                 if other == lem:
                     unqualified = unqualified or not qualifiers
-                elif other not in members:
+                elif other not in members and _one_word(forms, _paradigm(other, rank)):
                     todo.append(other)
         members[lem] = (unqualified, len(forms))
     votes: dict[str, int] = {}
