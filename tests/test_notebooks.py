@@ -54,9 +54,14 @@ def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_
 
 def test_qa_generation_smoke_run_writes_a_review_file(outputs):
     run("00_make_qa_set", outputs)
-    review = pd.read_csv(outputs / "results" / "qa" / "smoke" / "qa_review.csv", keep_default_na=False)
-    assert len(review) == 2
+    out = outputs / "results" / "qa" / "smoke"
+    review = pd.read_csv(out / "qa_review.csv", keep_default_na=False)
+    rejected = pd.read_csv(out / "qa_rejected.csv", keep_default_na=False)
+    assert len(review) + len(rejected) == 2  # every generated pair is reviewed or rejected with its reason
     assert (review["question"].str.len() > 0).all() and (review["validated"] == "").all()
+    assert set(rejected.get("failed_check", [])) <= {"question_form", "short_answer", "answer_grounded"}
+    summary = pd.read_csv(out / "summary.csv").iloc[0]
+    assert summary["for_review"] == len(review) and summary.filter(like="removed_by_").sum() == len(rejected)
 
 
 def test_context_vs_rag_smoke_run_compares_both_methods_on_the_same_sets(outputs):

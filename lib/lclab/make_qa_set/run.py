@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..qa.checks import apply_checks
 from ..qa.generate import generated_pairs, sample_passages
 from ..qa.review import REVIEW_COLUMNS
+from ..runs.folders import write_atomic
 from ..runs.runner import Result, Run, skipped_note
 from ..text.corpus import load_corpus, passages
 
@@ -21,15 +23,20 @@ def make_qa_set(model: str, corpus: str, passage_chars: int, n_passages: int, mi
         chosen = sample_passages(pool, n_passages, min_passage_chars, seed)
         items = generated_pairs(run, model, chosen, max_workers, "qa_pairs.jsonl", low_overlap)
         ok = items[items["error"].isna()] if len(items) else items
-        review = ok.reindex(columns=REVIEW_COLUMNS + ["passage", "question_overlap"]).assign(
+        generated = ok.reindex(columns=REVIEW_COLUMNS + ["passage", "question_overlap"]).assign(
             passage_chars=passage_chars, validated="", review_note="")
-        review.to_csv(run.dir / "qa_review.csv", index=False)
-        checks = pd.DataFrame([{"pairs": len(review), "of_passages": len(chosen),
-                                "answer_in_passage": int(review["answer_in_source"].astype(bool).sum()),
-                                "model_says_supported": int(review["llm_supported"].astype(bool).sum()),
+        review, rejected, removed = apply_checks(generated)
+        write_atomic(run.dir / "qa_review.csv", lambda tmp: review.to_csv(tmp, index=False))
+        write_atomic(run.dir / "qa_rejected.csv", lambda tmp: rejected.to_csv(tmp, index=False))
+        checks = pd.DataFrame([{"of_passages": len(chosen), "generated": len(generated),
+                                **{f"removed_by_{name}": n for name, n in removed.items()},
+                                "for_review": len(review),
                                 "mean_question_overlap": review["question_overlap"].astype(float).mean()}])
         notes = [loaded.report(), f"{len(pool)} passages; {len(chosen)} sampled for QA generation",
                  run.resume_note("qa_pairs.jsonl"),
+                 f"automatic checks removed {len(rejected)} of {len(generated)} pairs ("
+                 + ", ".join(f"{name}: {n}" for name, n in removed.items()) + f"; each with its reason in "
+                 f"{run.dir / 'qa_rejected.csv'})",
                  f"{len(review)} pairs -> {run.dir / 'qa_review.csv'}: fill its `validated` column (yes/no) after "
                  "reading each passage, then pass it as qa_path"] + skipped_note(loaded.skipped)
         return run.result(checks, items=items, notes=notes,
