@@ -15,6 +15,7 @@ import argparse
 import base64
 import html
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -43,10 +44,36 @@ def export(notebook: Path, out_dir: Path) -> Path:
     import nbformat
     from nbconvert import HTMLExporter
 
-    body, _ = HTMLExporter(template_name="classic").from_notebook_node(nbformat.read(notebook, as_version=4))
+    node = nbformat.read(notebook, as_version=4)
+    for cell in node.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                output["text"] = progress_lines(output["text"])
+    body, _ = HTMLExporter(template_name="classic").from_notebook_node(node)
     target = out_dir / f"{notebook.stem}.html"
     target.write_text(body, encoding="utf-8")
     return target
+
+
+_BAR = re.compile(r"\d+%\|.*\|\s*\d+/\d+")  # a tqdm line: "37%|███▋      | 22/60 [00:41<01:11, ...]"
+
+
+def progress_lines(text: str) -> str:
+    """Stderr as a reader wants it in a report: each progress bar once, at its last state, not every redraw
+    (a run's bars fill hundreds of lines that nbconvert shows as one long red block); other lines as they are."""
+    lines: list[str] = []
+    bar_at: dict[str, int] = {}  # a bar's label -> where its line is
+    for line in re.split(r"[\r\n]+", text):
+        if not line.strip():
+            continue
+        label = line.split("|")[0].rsplit(":", 1)[0] if _BAR.search(line) else None
+        if label is not None and label in bar_at:
+            lines[bar_at[label]] = line.strip()  # the bar's later state replaces the earlier
+            continue
+        if label is not None:
+            bar_at[label] = len(lines)
+        lines.append(line.strip() if label is not None else line)
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def _figure(f: Path, out: Path) -> str:
