@@ -68,3 +68,16 @@ def test_the_gee_finds_a_planted_depth_effect_and_no_length_effect():
     assert table.loc["depth_100", "hi"] < 1 < table.loc["log2_length", "hi"]
     assert table.loc["log2_length", "lo"] < 1
     assert table.loc["depth_100", "n_clusters"] == 40
+
+
+def test_the_primary_comparison_keeps_its_p_value_and_the_family_is_holm_adjusted():
+    import pandas as pd
+    from lclab.compare.pairs import with_family
+
+    paired = pd.DataFrame({"series": ["b", "c", "d"], "vs": "a", "p_value": [0.04, 0.01, 0.03]})
+    default = with_family(paired)
+    assert default["role"].tolist() == ["primary", "secondary (Holm)", "secondary (Holm)"]
+    assert default["p_adjusted"].tolist() == pytest.approx([0.04, 0.02, 0.03])  # Holm over (0.01, 0.03)
+    chosen = with_family(paired, primary="c")
+    assert chosen.set_index("series")["role"]["c"] == "primary"
+    assert chosen.set_index("series")["p_adjusted"].tolist() == pytest.approx([0.06, 0.01, 0.06])  # Holm over (0.04, 0.03): 2 x 0.03, then at least that

@@ -119,10 +119,29 @@ def paired_table(series: dict[str, pd.DataFrame], experiment: str) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-def compare_family(folders: list[Path], experiment: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """(series summary, paired differences, {series: rows}) of one experiment's runs."""
+def with_family(paired: pd.DataFrame, primary: str | None = None) -> pd.DataFrame:
+    """`paired` with each comparison's role: the primary one (the series named `primary`, else the first) keeps
+    its p-value; the others are a family whose p-values are Holm-adjusted together (`p_adjusted`), so that
+    testing many series against one does not make a chance difference look real."""
+    from statsmodels.stats.multitest import multipletests
+
+    if not len(paired):
+        return paired
+    first = paired.index[0] if primary is None or primary not in set(paired["series"]) else \
+        paired.index[paired["series"] == primary][0]
+    out = paired.assign(role="secondary (Holm)", p_adjusted=paired["p_value"])
+    out.loc[first, "role"] = "primary"
+    family = out.index[(out.index != first) & out["p_value"].notna()]
+    if len(family):
+        out.loc[family, "p_adjusted"] = multipletests(out.loc[family, "p_value"], method="holm")[1]
+    return out
+
+
+def compare_family(folders: list[Path], experiment: str, primary: str | None = None
+                   ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """(series summary, paired differences with their roles, {series: rows}) of one experiment's runs."""
     series = series_of(folders, experiment)
-    return summary_table(series, experiment), paired_table(series, experiment), series
+    return summary_table(series, experiment), with_family(paired_table(series, experiment), primary), series
 
 
-__all__ = ["compare_family", "paired_table", "series_of", "spec_of", "summary_table"]
+__all__ = ["compare_family", "paired_table", "series_of", "spec_of", "summary_table", "with_family"]

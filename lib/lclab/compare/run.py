@@ -14,23 +14,31 @@ from .selection import check_comparable, select
 EXPERIMENT = "compare"
 
 
-def compare_runs(runs: list[str] | str, run_name: str, force: bool = False) -> Result:
-    """Compare the given runs (names, experiment names, or "all"), experiment by experiment."""
+def compare_runs(runs: list[str] | str, run_name: str, force: bool = False,
+                 primary: dict[str, str] | None = None) -> Result:
+    """Compare the given runs (names, experiment names, or "all"), experiment by experiment. `primary`: per
+    experiment, the series whose comparison with the first is the primary one (default: the first pair); the
+    other comparisons of that experiment are a family, Holm-adjusted."""
     groups = select(runs)
-    with Run(EXPERIMENT, run_name, parameters={"runs": runs, "force": force}) as run:
+    primary = primary or {}
+    with Run(EXPERIMENT, run_name, parameters={"runs": runs, "force": force, "primary": primary}) as run:
         summaries, pairs, notes, figures = [], [], [], {}
         for family, folders in groups.items():
             if get(family).series is None:
                 notes.append(f"{family}: no per-item comparison defined for it; left out")
                 continue
             differing = check_comparable(folders, force) if len(folders) > 1 else []
-            summary, paired, series = compare_family(folders, family)
+            summary, paired, series = compare_family(folders, family, primary.get(family))
             if len(series) < 2:
                 notes.append(f"{family}: one series only ({', '.join(series)}): nothing to compare")
                 continue
             if differing:
                 notes.append(f"{family}: compared although they differ (force=True): " + "; ".join(differing))
             notes.append(f"{family}: {len(series)} series from {len(folders)} runs ({', '.join(f.name for f in folders)})")
+            if len(paired) > 1:
+                lead = paired[paired["role"] == "primary"].iloc[0]
+                notes.append(f"{family}: primary comparison {lead['series']} vs {lead['vs']}; the other "
+                             f"{len(paired) - 1} are a family with Holm-adjusted p-values (p_adjusted)")
             summaries.append(summary.assign(experiment=family))
             pairs.append(paired.assign(experiment=family))
             path = paths.FIGURES / f"compare_{family}_{run_name}.png"
