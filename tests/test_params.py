@@ -132,6 +132,21 @@ def test_a_measured_run_rescales_plans_without_distorting_long_against_short(tmp
         assert seconds_for(model, *job) == pytest.approx(2 * base)
 
 
+def test_one_run_slowed_by_other_work_does_not_slow_later_plans(tmp_path, monkeypatch):
+    from lclab.planning.plan import record_throughput, seconds_for, speed_factor
+
+    monkeypatch.setenv("LCLAB_MODEL_DIR", str(tmp_path))
+    model = "local/qwen2.5-coder-0.5b"
+    job = (20_000, 400, 20, 20 * 1_000 ** 2)
+    default = seconds_for(model, *job)
+    for factor in (1.1, 1.2, 1.0, 1.15):  # four runs on a quiet machine, then one sharing the cores (6x slower)
+        record_throughput(model, job[0], job[1], job[2], factor * default, job[3])
+    record_throughput(model, job[0], 100 * job[1], 50 * job[2], 6.0 * 50 * default, 50 * job[3])
+    factor, source = speed_factor(model)
+    assert factor == pytest.approx(1.15) and source.startswith("median of 5 runs")
+    assert seconds_for(model, *job) == pytest.approx(1.15 * default)  # the pooled totals would say about 5x
+
+
 def test_run_all_has_a_plan_option():
     result = subprocess.run([str(REPO_ROOT / "run_all.sh"), "--help"], capture_output=True, text=True, timeout=30)
     assert "--plan" in result.stdout

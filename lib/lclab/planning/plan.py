@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 from pathlib import Path
 
 import pandas as pd
@@ -66,8 +67,38 @@ def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, ca
     for k, v in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens), ("calls", calls),
                  ("seconds", seconds), ("prompt_tokens_sq", prompt_tokens_sq)):
         entry[k] += v
+    # Each run's measured time over what the default speeds predict for it: plans scale by the median of these,
+    # so a run made while other work shared the cores (a ratio several times the rest) does not slow every
+    # later plan, as it would in the totals above.
+    predicted = _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
+    if predicted > 0:
+        entry["runs"] = [*entry.get("runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(known, indent=1))
+
+
+MAX_RUNS = 50  # per-run ratios kept per model and machine
+
+
+def _predicted(model: str, prompt: float, squares: float, completion: float, n_calls: float) -> float:
+    """Model seconds the default speeds predict (prompt read with attention, reply decoded, per-call overhead)."""
+    prefill, decode, overhead, attention = DEFAULT_SPEED.get(model.removeprefix("local/"), UNKNOWN_LOCAL)
+    return (prompt + squares / attention) * prefill + completion * decode + n_calls * overhead
+
+
+def speed_factor(model: str) -> tuple[float, str]:
+    """(how much slower than the default speeds this machine ran the model, and where that figure comes from)."""
+    path = _throughput_file()
+    seen = (json.loads(path.read_text()) if path.exists() else {}).get(_machine(), {}).get(model)
+    if seen and seen.get("runs"):
+        factor = statistics.median(seen["runs"])
+        return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x the default speeds)"
+    if seen and seen["calls"]:
+        squares = seen.get("prompt_tokens_sq", _equal_lengths(seen["prompt_tokens"], seen["calls"]))
+        predicted = _predicted(model, seen["prompt_tokens"], squares, seen["completion_tokens"], seen["calls"])
+        factor = seen["seconds"] / predicted if predicted else 1.0
+        return factor, f"all {seen['calls']} calls measured here, pooled ({factor:.2f} x the default speeds)"
+    return 1.0, "the default speeds (nothing measured here yet)"
 
 
 def _equal_lengths(prompt_tokens: float, calls: float) -> float:
@@ -83,21 +114,9 @@ def seconds_for(model: str, prompt_tokens: float, completion_tokens: float, call
     taken to be of equal length."""
     if not model.startswith("local/"):
         return math.nan
-    prefill, decode, overhead, attention = DEFAULT_SPEED.get(model.removeprefix("local/"), UNKNOWN_LOCAL)
-
-    def predict(prompt: float, squares: float, completion: float, n_calls: float) -> float:
-        return (prompt + squares / attention) * prefill + completion * decode + n_calls * overhead
-
     if prompt_tokens_sq is None:
         prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
-    estimate = predict(prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
-    path = _throughput_file()
-    seen = (json.loads(path.read_text()) if path.exists() else {}).get(_machine(), {}).get(model)
-    if seen and seen["calls"]:
-        squares = seen.get("prompt_tokens_sq", _equal_lengths(seen["prompt_tokens"], seen["calls"]))
-        predicted = predict(seen["prompt_tokens"], squares, seen["completion_tokens"], seen["calls"])
-        estimate *= seen["seconds"] / predicted if predicted else 1
-    return estimate
+    return _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls) * speed_factor(model)[0]
 
 
 def cost_for(model: str, prompt_tokens: float, completion_tokens: float) -> float:

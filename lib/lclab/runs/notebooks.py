@@ -186,7 +186,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     import pandas as pd
 
     from ..planning.design import design_line
-    from ..planning.plan import plan_notebook, plan_table
+    from ..planning.plan import plan_notebook, plan_table, speed_factor
 
     rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, declared_parameters(nb))]
     table = plan_table(rows)
@@ -194,6 +194,8 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "
               "cost: params/prices.yaml)")
         print(table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}"))
+    for model in sorted({r["model"] for r in rows if str(r["model"]).startswith("local/")}):
+        print(f"  seconds for {model}: {speed_factor(model)[1]}")
     designs = [line for nb, params in plans if (line := design_line(nb.stem, {
         name: literal(info["default"]) for name, info in declared_parameters(nb).items()} | params, target))]
     if designs:
