@@ -33,7 +33,7 @@ def _rows(folder: Path, spec: Series) -> pd.DataFrame:
     path = folder / "result_items.jsonl"
     if not path.exists():
         raise FileNotFoundError(f"{folder} has no result_items.jsonl: rerun it with this version of the lab")
-    rows = pd.read_json(path, lines=True, dtype=False)
+    rows = pd.read_json(path, lines=True, dtype=False, precise_float=True)
     return spec.prepare(rows) if spec.prepare else rows
 
 

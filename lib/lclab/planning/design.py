@@ -29,7 +29,7 @@ def measured_sd(experiment: Experiment, contrast: tuple) -> tuple[float, str] | 
         return None
     logs = sorted((paths.RESULTS / experiment.name).glob("*/result_items.jsonl"), key=lambda f: f.stat().st_mtime)
     for log in reversed(logs):
-        rows = pd.read_json(log, lines=True, dtype=False)
+        rows = pd.read_json(log, lines=True, dtype=False, precise_float=True)
         rows = series.prepare(rows) if series.prepare else rows
         if not {column, series.cluster, series.value} <= set(rows.columns):
             continue

@@ -27,7 +27,9 @@ EXACT_UP_TO = 16  # sign-flip tests enumerate all 2**k sign patterns up to this 
 
 def _by_cluster(values, clusters) -> pd.DataFrame:
     frame = pd.DataFrame({"value": values, "cluster": clusters}).dropna()
-    return frame.groupby("cluster", sort=True)["value"].agg(["sum", "count"])
+    # Sums rounded to 12 decimals: a value read back from a file one unit in the last place off (pandas'
+    # default JSON float parser) must not move a bootstrap bound, as ties between resamples otherwise can.
+    return frame.groupby("cluster", sort=True)["value"].agg(["sum", "count"]).round({"sum": 12})
 
 
 def cluster_mean_ci(values, clusters, level: float = 0.95, seed: int = 0) -> dict:

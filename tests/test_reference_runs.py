@@ -1,0 +1,43 @@
+"""The docs' numbers recomputed from the versioned item files of the runs they quote (data/reference_runs/), with
+the lab's own functions: a table that drifts from its run, or a run that changes under its table, fails here."""
+
+import re
+
+import pandas as pd
+from lclab.paths import REPO
+from lclab.synthetic.run import effective_lengths, summarize
+
+RUNS = REPO / "data" / "reference_runs"
+
+
+def docs_table(doc: str, header_start: str) -> list[list[str]]:
+    lines = (REPO / "docs" / doc).read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_the_synthetic_cpu_study_table_is_what_its_items_give():
+    items = pd.read_json(RUNS / "synthetic" / "result_items.jsonl", lines=True, precise_float=True)
+    assert len(items) == 180 and items["cluster"].nunique() == 20
+    by_length = summarize(items, ["task", "context_tokens"]).set_index(["task", "context_tokens"])
+    lengths = effective_lengths(items).set_index("task")
+    rows = docs_table("long-contexts.md", "| task | 1,000 | 2,000 | 4,000 | effective length")
+    assert [r[0] for r in rows] == ["needle_single", "variables"]
+    for task, *cells, effective in rows:
+        for length, cell in zip((1000, 2000, 4000), cells):
+            r = by_length.loc[(task, length)]
+            assert cell == f"{r['score']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}]", (task, length)
+            assert r["haystacks"] == 10
+        e = lengths.loc[task]
+        assert effective == f"{e['effective_length']:,.0f} [{e['lo']:,.0f}, {e['hi']:,.0f}]", task
+
+
+def test_the_reference_manifest_names_the_run_and_model_it_came_from():
+    manifest = pd.read_json(RUNS / "synthetic" / "manifest.json", typ="series")
+    assert manifest["experiment"] == "synthetic" and manifest["run_name"] == "synthetic"
+    assert re.fullmatch(r"[0-9a-f]{40}", manifest["commit"])
