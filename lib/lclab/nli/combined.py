@@ -80,6 +80,7 @@ def combined_table(hyp: pd.DataFrame, config_columns: list[str]) -> pd.DataFrame
                          "auc_combined": vs_p["auc_a"],
                          "combined_minus_p": vs_p["difference"], "lo_vs_p": vs_p["difference_lo"],
                          "hi_vs_p": vs_p["difference_hi"],
-                         "combined_minus_overlap": vs_overlap["difference"], "lo_vs_overlap": vs_overlap["difference_lo"],
+                         "combined_minus_overlap": vs_overlap["difference"],
+                         "lo_vs_overlap": vs_overlap["difference_lo"],
                          "hi_vs_overlap": vs_overlap["difference_hi"]})
     return pd.DataFrame(rows)

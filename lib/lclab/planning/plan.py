@@ -29,11 +29,13 @@ from ..paths import PARAMS
 # Seconds per token on 2 cores (shared/OFFLINE_STACK.md): prefill, decode, per-call overhead, and the
 # prompt length at which attention doubles a prompt token's cost. Reading a prompt of n tokens takes
 # prefill * n * (1 + n / attention): attention grows with every token already read, so one 32k prompt
-# costs far more than thirty-two 1k prompts. The 0.5B's attention length is fitted on this machine
-# (benchmarks/prefill_fit.py: 278 cached calls up to 31,877 tokens, R^2 0.96); the 1.5B's is scaled from
-# it by parameters per layer over width (its measured calls stop at 2k tokens, too short to fit).
-DEFAULT_SPEED = {"qwen2.5-coder-0.5b": (1 / 170, 1 / 20, 0.3, 9_300),
-                 "qwen2.5-coder-1.5b": (1 / 85, 1 / 8, 0.5, 17_000)}
+# costs far more than thirty-two 1k prompts. The 0.5B's prefill and attention length are fitted on this
+# machine's prompt-eval times at 4k, 8k, 16k and 32k tokens with flash attention, the setting long windows
+# use (benchmarks/kv_cache_settings.py; OLS, R^2 0.9999: 158 tokens/s, 7,886 tokens; without flash attention
+# 167 tokens/s, 6,948); the 1.5B's attention length is scaled from it by parameters per layer over width
+# (its measured calls stop at 2k tokens, too short to fit).
+DEFAULT_SPEED = {"qwen2.5-coder-0.5b": (1 / 160, 1 / 20, 0.3, 7_900),
+                 "qwen2.5-coder-1.5b": (1 / 85, 1 / 8, 0.5, 14_400)}
 UNKNOWN_LOCAL = (1 / 80, 1 / 8, 0.5, 12_000)
 JUDGE_PROMPT = 120  # tokens of a judge prompt besides the answer and reference it quotes
 COLUMNS = ["notebook", "stage", "model", "calls", "cached", "prompt_tokens", "completion_tokens", "seconds", "cost_usd"]

@@ -8,7 +8,6 @@ and every later run uses only the rows marked yes.
 from __future__ import annotations
 
 import warnings
-
 from pathlib import Path
 
 import pandas as pd
