@@ -90,3 +90,11 @@ def test_the_guided_search_finds_the_largest_fitting_prefix_in_few_counts(per_un
         best = max(k for k in range(len(units) + 1) if cost("|".join(units[:k])) <= budget)
         assert prompt == "|".join(units[:best]) and tokens == cost(prompt) <= budget
         assert len(calls) <= 12  # plain bisection over 2,000 units takes 11 plus the empty prompt
+
+
+def test_beyond_window_takes_refuse_or_skip_only():
+    from lclab.synthetic.run import within_window
+
+    with pytest.raises(ValueError, match="beyond_window='drop': use 'refuse' or 'skip'"):
+        within_window(SMALL_MODEL, [500], 16, "drop")
+    assert within_window(SMALL_MODEL, [500, 1000], 16, "refuse") == ([500, 1000], None)  # 8,192-token window

@@ -82,6 +82,8 @@ def within_window(model: str, context_tokens: list[int], max_answer_tokens: int,
     """(the lengths to run, a note naming those left out): the lengths whose prompt and reply fit the model's
     window (a served model's as its server reports it). With beyond_window="refuse" a length that does not fit
     stops the run before any work, named with the window; with "skip" it is left out and the note says so."""
+    if beyond_window not in ("refuse", "skip"):
+        raise ValueError(f"beyond_window={beyond_window!r}: use 'refuse' or 'skip'")
     window = context_window(model)
     beyond = [n for n in context_tokens if window is not None and n + max_answer_tokens > window]
     if not beyond:
