@@ -14,6 +14,7 @@ vLLM: /v1/models), so a budget it cannot hold is refused before any call.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from functools import cached_property
@@ -89,7 +90,7 @@ class ServedTokenizer:
 
         A round trip for a served model, so the last counts are remembered: filling budgets counts the same
         short prompts (a task's question with no haystack yet) for every length and depth."""
-        key = json.dumps(messages, sort_keys=True)
+        key = hashlib.sha1(json.dumps(messages, sort_keys=True).encode("utf-8")).hexdigest()  # not the prompt
         if key not in self._counted:
             if len(self._counted) >= 256:
                 self._counted.pop(next(iter(self._counted)))
