@@ -21,3 +21,10 @@ def test_a_figure_belongs_to_a_run_by_its_experiment_and_run_name(tmp_path):
     assert _made_by(tmp_path / "depth_sweep_mydocs-qwen-127.0.0.1-8080.png", made)
     assert not _made_by(tmp_path / "synthetic_synthetic.png", made)  # a shipped reference figure
     assert not _made_by(tmp_path / "depth_sweep_mydocs-other.png", made)  # another run's
+
+
+def test_the_comparisons_figures_belong_to_the_compare_notebooks_run(tmp_path):
+    made = {(None, "mydocs")}  # 08_compare_runs registers no experiment of its own
+    assert _made_by(tmp_path / "compare_depth_sweep_mydocs.png", made)
+    assert not _made_by(tmp_path / "depth_sweep_mydocs.png", made)  # a registered experiment's own figure
+    assert not _made_by(tmp_path / "compare_depth_sweep_default.png", made)

@@ -96,13 +96,17 @@ def runs_of(executed: list[Path]) -> set[tuple[str, str]]:
         experiment = for_notebook(notebook.stem)
         meta = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
         params = meta.get("parameters") or {}
-        if experiment and "run_name" in params:
-            made.add((experiment.name, str(params["run_name"])))
+        if "run_name" in params:  # a notebook of no registered experiment (the comparison): None
+            made.add((experiment.name if experiment else None, str(params["run_name"])))
     return made
 
 
-def _made_by(figure: Path, made: set[tuple[str, str]]) -> bool:
-    return any(figure.stem == f"{e}_{r}" or figure.stem.startswith(f"{e}_{r}_") for e, r in made)
+def _made_by(figure: Path, made: set[tuple[str | None, str]]) -> bool:
+    """Whether a figure is one of these runs': <experiment>_<run>[_...].png, or for a notebook of no registered
+    experiment, any figure ending in _<run> that no registered experiment's name starts."""
+    own = tuple(f"{e.name}_" for e in experiments())
+    return any(figure.stem == f"{e}_{r}" or figure.stem.startswith(f"{e}_{r}_") if e is not None
+               else figure.stem.endswith(f"_{r}") and not figure.stem.startswith(own) for e, r in made)
 
 
 def _sections(index: pd.DataFrame, out: Path, made: set[tuple[str, str]]) -> str:
