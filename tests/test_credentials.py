@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from lclab.models.specs import redact
-from lclab.runs.notebooks import model_slug
+from lclab.runs.naming import model_slug
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

@@ -2,7 +2,8 @@
 key changed only by settings that differ from llama.cpp's defaults (so earlier replies keep their keys)."""
 
 import pytest
-from lclab.models.llama import LocalBackend, engine_settings
+from lclab.models.llama import LocalBackend
+from lclab.models.llama_engine import engine_settings
 from lclab.models.specs import parse_spec
 
 

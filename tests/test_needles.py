@@ -47,6 +47,8 @@ def test_several_needles_at_spread_depths_score_the_fraction_found():
 def test_low_overlap_questions_record_their_overlap_with_the_passage():
     result = make_qa_set(model=SMALL, corpus="paul_graham", passage_chars=1200, n_passages=1, min_passage_chars=400,
                          seed=0, max_workers=1, run_name="low", low_overlap=True)
-    review = result.data["review"]
-    assert len(review) == 1 and 0 <= review["question_overlap"].iloc[0] <= 1
-    assert "mean_question_overlap" in result.summary
+    generated = result.items
+    assert len(generated) == 1 and 0 <= generated["question_overlap"].iloc[0] <= 1
+    removed = int(result.summary.filter(like="removed_by_").sum(axis=1).iloc[0])
+    assert len(result.data["review"]) + removed == 1  # reviewed, or rejected by a check with its reason
+    assert 0 <= result.summary["mean_question_overlap"].iloc[0] <= 1

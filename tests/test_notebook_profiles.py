@@ -7,7 +7,6 @@ from lclab.runs.notebooks import (
     UnknownParameterError,
     declared_parameters,
     execute,
-    judge_is_answerer,
     local_models_needed,
     parameters_for,
 )
@@ -30,10 +29,15 @@ def test_shared_parameters_apply_only_where_declared_and_model_overrides(monkeyp
 
 
 def test_a_judge_grading_its_own_answers_is_named_and_another_judge_is_not():
-    same = judge_is_answerer(SWEEP, {"model": "local/qwen2.5-coder-0.5b", "judge_model": "local/qwen2.5-coder-0.5b"})
+    from lclab.runs.preflight import judge_is_answerer
+
+    def check(notebook, params):
+        return judge_is_answerer(notebook.stem, declared_parameters(notebook), params)
+
+    same = check(SWEEP, {"model": "local/qwen2.5-coder-0.5b", "judge_model": "local/qwen2.5-coder-0.5b"})
     assert "01_lost_in_the_middle: the judge is the answering model (local/qwen2.5-coder-0.5b)" in same
-    assert judge_is_answerer(SWEEP, {"model": "local/qwen2.5-coder-0.5b"}) is None  # the default judge is the 1.5B
-    assert judge_is_answerer(NOTEBOOKS / "09_synthetic_tasks.ipynb", {}) is None  # no judge at all
+    assert check(SWEEP, {"model": "local/qwen2.5-coder-0.5b"}) is None  # the default judge is the 1.5B
+    assert check(NOTEBOOKS / "09_synthetic_tasks.ipynb", {}) is None  # no judge at all
 
 
 def test_fewer_validated_pairs_than_asked_is_said():

@@ -31,7 +31,7 @@ def make_qa_set(model: str, corpus: str, passage_chars: int, n_passages: int, mi
         checks = pd.DataFrame([{"of_passages": len(chosen), "generated": len(generated),
                                 **{f"removed_by_{name}": n for name, n in removed.items()},
                                 "for_review": len(review),
-                                "mean_question_overlap": review["question_overlap"].astype(float).mean()}])
+                                "mean_question_overlap": generated["question_overlap"].astype(float).mean()}])
         notes = [loaded.report(), f"{len(pool)} passages; {len(chosen)} sampled for QA generation",
                  run.resume_note("qa_pairs.jsonl"),
                  f"automatic checks removed {len(rejected)} of {len(generated)} pairs ("

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 import threading
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
 from .errors import ContextLengthError, LogprobsUnavailableError
+from .llama_engine import LLAMA_DEFAULTS, engine_settings, quiet_stderr
 from .local_models import EMBEDDED_MODELS, assembled, file_sha256, resolve_local, tokenizer_twin
 from .protocol import RawReply, Settings, chat_kwargs
 from .specs import ModelSpec
@@ -52,7 +51,7 @@ class LocalBackend:
         # An embedded model is known by the sha256 its assembly is verified against, so a plan can look up
         # the cache before the model is fetched. Settings that can change a reply's numbers join the key, but
         # only where they differ from llama.cpp's defaults: replies cached before they existed keep their keys.
-        changed = {k: v for k, v in self.engine.items() if v != _LLAMA_DEFAULTS[k]}
+        changed = {k: v for k, v in self.engine.items() if v != LLAMA_DEFAULTS[k]}
         sha = self._embedded.sha256 if self._embedded else file_sha256(self.path)
         return {"backend": "llama.cpp", "model_sha256": sha, **changed}
 
@@ -99,7 +98,7 @@ class LocalBackend:
         path = str(self._vocab_path)
         if path not in self._vocabs:
             # A tokenizer-only load still prints llama.cpp's context warnings (n_ctx_seq > n_ctx_train).
-            with _quiet_stderr():
+            with quiet_stderr():
                 self._vocabs[path] = Llama(model_path=path, vocab_only=True, verbose=False)
         return self._vocabs[path]
 
@@ -240,43 +239,6 @@ class LocalBackend:
                         prompt_tokens=out["usage"]["prompt_tokens"],
                         completion_tokens=out["usage"]["completion_tokens"],
                         finish_reason=choice.get("finish_reason"))
-
-
-_KV_TYPES = {"f16": 1, "q8_0": 8}  # GGML type ids llama.cpp takes for its K and V cache
-_LLAMA_DEFAULTS = {"flash_attn": False, "type_k": 1, "type_v": 1, "n_gpu_layers": 0}
-LONG_WINDOW = 8192  # above this n_ctx, flash attention is on unless LCLAB_FLASH_ATTN says otherwise
-
-
-def engine_settings(n_ctx: int) -> dict:
-    """llama.cpp's attention settings, from the environment (docs/long-contexts.md has the measurements):
-
-    LCLAB_FLASH_ATTN     1 or 0: flash attention; unset, on when the window is raised past 8192 tokens (long
-                         prompts, where it is faster and leaner) and off below (the cached default runs)
-    LCLAB_KV_TYPE        f16 (default) or q8_0: how K and V are cached (q8_0 needs flash attention)
-    LCLAB_N_GPU_LAYERS   layers offloaded to a GPU in a CUDA or Metal build (-1: all; default 0)
-    """
-    flash = os.environ.get("LCLAB_FLASH_ATTN", "1" if n_ctx > LONG_WINDOW else "0") != "0"
-    kv = os.environ.get("LCLAB_KV_TYPE", "f16")
-    if kv not in _KV_TYPES:
-        raise ValueError(f"LCLAB_KV_TYPE={kv!r}: use one of {sorted(_KV_TYPES)}")
-    if kv != "f16" and not flash:
-        raise ValueError(f"LCLAB_KV_TYPE={kv} needs flash attention (unset LCLAB_FLASH_ATTN=0)")
-    return {"flash_attn": flash, "type_k": _KV_TYPES[kv], "type_v": _KV_TYPES[kv],
-            "n_gpu_layers": int(os.environ.get("LCLAB_N_GPU_LAYERS", "0"))}
-
-
-@contextlib.contextmanager
-def _quiet_stderr():
-    """File descriptor 2 sent to /dev/null for the block: llama.cpp writes there from C, past Python's sys.stderr."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with open(os.devnull, "w") as null:
-        os.dup2(null.fileno(), 2)
-        try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
 
 
 def _top_pairs(llama, row: int, k: int):

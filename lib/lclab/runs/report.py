@@ -137,7 +137,7 @@ def _sections(index: pd.DataFrame, out: Path, made: set[tuple[str, str]]) -> str
 def build(profile: str = "default", model: str | None = None) -> Path:
     """Write results/report/ for the executed notebooks of `profile` (run with --model `model`, if given);
     returns the index page."""
-    from .notebooks import executed_dir
+    from .naming import executed_dir
 
     folder = executed_dir(profile, model)
     executed = sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))  # not ones still running

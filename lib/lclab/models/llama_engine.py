@@ -1,0 +1,44 @@
+"""llama.cpp's engine settings for the embedded models (attention, KV cache, GPU layers), and a way to keep its
+C-level stderr chatter out of a plan's output."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+_KV_TYPES = {"f16": 1, "q8_0": 8}  # GGML type ids llama.cpp takes for its K and V cache
+LLAMA_DEFAULTS = {"flash_attn": False, "type_k": 1, "type_v": 1, "n_gpu_layers": 0}
+LONG_WINDOW = 8192  # above this n_ctx, flash attention is on unless LCLAB_FLASH_ATTN says otherwise
+
+
+def engine_settings(n_ctx: int) -> dict:
+    """llama.cpp's attention settings, from the environment (docs/long-contexts.md has the measurements):
+
+    LCLAB_FLASH_ATTN     1 or 0: flash attention; unset, on when the window is raised past 8192 tokens (long
+                         prompts, where it is faster and leaner) and off below (the cached default runs)
+    LCLAB_KV_TYPE        f16 (default) or q8_0: how K and V are cached (q8_0 needs flash attention)
+    LCLAB_N_GPU_LAYERS   layers offloaded to a GPU in a CUDA or Metal build (-1: all; default 0)
+    """
+    flash = os.environ.get("LCLAB_FLASH_ATTN", "1" if n_ctx > LONG_WINDOW else "0") != "0"
+    kv = os.environ.get("LCLAB_KV_TYPE", "f16")
+    if kv not in _KV_TYPES:
+        raise ValueError(f"LCLAB_KV_TYPE={kv!r}: use one of {sorted(_KV_TYPES)}")
+    if kv != "f16" and not flash:
+        raise ValueError(f"LCLAB_KV_TYPE={kv} needs flash attention (unset LCLAB_FLASH_ATTN=0)")
+    return {"flash_attn": flash, "type_k": _KV_TYPES[kv], "type_v": _KV_TYPES[kv],
+            "n_gpu_layers": int(os.environ.get("LCLAB_N_GPU_LAYERS", "0"))}
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """File descriptor 2 sent to /dev/null for the block: llama.cpp writes there from C, past Python's sys.stderr."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
