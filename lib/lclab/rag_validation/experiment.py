@@ -6,6 +6,7 @@ from ..experiments import Experiment, Series, register
 from ..paths import repo_path
 from ..planning.plan import JUDGE_PROMPT, row
 from ..text.hand_tables import read_hand_table
+from .labelled_texts import count_labelled_texts
 from .run import EXPERIMENT
 
 GENERATION_PROMPT_TOKENS = 330  # a question-generation prompt around one chunk
@@ -22,12 +23,19 @@ def plan(notebook: str, p: dict) -> list[dict]:
     questions = p["n_single"] + n_multi
     answer_prompt = p["answer_k"] * p["chunk_tokens"] + ANSWER_TEMPLATE_TOKENS
     judge = p["judge_model"] or p["model"]
+    samples = 1 + p.get("self_consistency", 0)
+    texts = count_labelled_texts() if p.get("judge_labelled_texts", True) else {}
+    labelled = [row(notebook, "judge, labelled texts (estimated)", judge, samples * sum(texts.values()), 0,
+                    samples * (texts["relevant"] * (JUDGE_PROMPT + 60)
+                               + texts["faithful"] * (JUDGE_PROMPT + answer_prompt + 60)),
+                    samples * sum(texts.values()) * 8)] if texts else []
     return [row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
                 2 * p["n_single"] * GENERATION_PROMPT_TOKENS, p["n_single"] * GENERATED_TOKENS),
             row(notebook, "answer (estimated)", p["model"], questions, 0, questions * answer_prompt,
                 questions * p["max_answer_tokens"]),
-            row(notebook, "judges (estimated)", judge, 3 * questions, 0,
-                questions * (3 * JUDGE_PROMPT + answer_prompt + 2 * p["max_answer_tokens"]), 3 * questions * 8)]
+            row(notebook, "judges (estimated)", judge, 3 * questions * samples, 0,
+                samples * questions * (3 * JUDGE_PROMPT + answer_prompt + 2 * p["max_answer_tokens"]),
+                3 * questions * samples * 8)] + labelled
 
 
 EXPERIMENT_SPEC = register(Experiment(

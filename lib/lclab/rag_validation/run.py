@@ -10,6 +10,8 @@
 5. Answer from the top `answer_k` chunks; judge the answer against the reference
    (the seed's judge), for relevance to the question, and for faithfulness to the
    retrieved chunks.
+6. Have the same judge read the labelled relevance and faithfulness texts
+   (`labelled_texts`), so its cards hold labels of both classes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faith
 from ..scoring.reliability import card_notes, cards, judged_card
 from ..text.corpus import Document, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
+from .labelled_texts import judge_labelled_texts as read_labelled_texts
+from .labelled_texts import labelled_text_cards
 
 EXPERIMENT = "rag_validation"
 KEY = ("qa_id", "fingerprint")
@@ -62,7 +66,8 @@ def single_chunk_questions(run: Run, model: str, chunks: list[Chunk], n: int, se
 
 def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
                        n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
-                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0) -> Result:
+                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
+                       judge_labelled_texts: bool = True) -> Result:
     if answer_k > max_k:
         raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
@@ -110,6 +115,9 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
         reliability = answer_cards(items, judge_model)
+        if judge_labelled_texts:
+            texts = read_labelled_texts(run, judge_model, self_consistency, max_workers)
+            reliability = cards(list(reliability.to_dict("records")) + labelled_text_cards(texts, judge_model))
         notes += card_notes(reliability)
         single = curves[(curves["set"] == "single") & (curves["k"] == answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}

@@ -72,15 +72,17 @@ def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str
     return got
 
 
-def judge_relevance(judge_model: str, question: str, answer: str, samples: int = 0) -> dict:
+def judge_relevance(judge_model: str, question: str, answer: str, samples: int = 0,
+                    stage: str = "judge_relevance") -> dict:
     """Does the answer address the question? relevant, relevant_p, ..., relevant_error."""
-    return judge_boolean(judge_model, "judge_relevance", "relevant", "relevant", "judge_relevance", samples,
+    return judge_boolean(judge_model, "judge_relevance", "relevant", "relevant", stage, samples,
                          question=question, answer=answer)
 
 
-def judge_faithfulness(judge_model: str, question: str, answer: str, passages: str, samples: int = 0) -> dict:
+def judge_faithfulness(judge_model: str, question: str, answer: str, passages: str, samples: int = 0,
+                       stage: str = "judge_faithfulness") -> dict:
     """Is the answer supported by the retrieved passages? faithful, faithful_p, ..., faithful_error."""
-    return judge_boolean(judge_model, "judge_faithfulness", "faithful", "faithful", "judge_faithfulness", samples,
+    return judge_boolean(judge_model, "judge_faithfulness", "faithful", "faithful", stage, samples,
                          question=question, answer=answer, passages=passages)
 
 

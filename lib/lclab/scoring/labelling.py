@@ -12,6 +12,12 @@ Kinds, and the item fields a label is filed under (white space aside):
 The sheet holds those fields (and the answer passage where the run has one),
 an empty `label` (1 or 0) and `note`; items already labelled are left out. It
 never holds a judge's verdict: label first, then let the card join.
+
+A second labeller works from the same texts without the first labels, then the two are compared:
+
+    python -m lclab.scoring.labelling rag_relevance --second          # the labelled texts, no labels shown
+    #   fill `label`, set `blind` (yes/no), append the rows to data/judge_labels/second_labeller/rag_relevance.csv
+    python -m lclab.scoring.labelling rag_relevance --agreement       # κ of the two labellers with its 95 % CI
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..runs.folders import ItemLog
-from .reliability import LABELS, label_key, load_labels
+from .labellers import SECOND, labeller_agreement, second_labels
+from .labels import LABELS, label_key, load_labels
 
 KINDS = {"answer_correct": ("question", "reference", "response"), "rag_relevance": ("question", "response"),
          "rag_faithfulness": ("question", "response", "passages")}
@@ -54,20 +61,44 @@ def sheet(kind: str, run_dir: Path) -> pd.DataFrame:
     return out.assign(label="", note="").reset_index(drop=True)
 
 
+def second_sheet(kind: str) -> pd.DataFrame:
+    """The texts of data/judge_labels/<kind>.csv the second labeller has not labelled, without the first labels."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
+    texts = pd.read_csv(LABELS / f"{kind}.csv", dtype=str, keep_default_na=False)
+    done = second_labels(kind)
+    if done is not None:
+        texts = texts[~texts["key"].isin(done.index)]
+    # Shuffled, so the order the first labeller wrote them in (drawn texts first, constructed after) says nothing.
+    texts = texts[["key", *KINDS[kind]]].sample(frac=1, random_state=0)
+    return texts.assign(label="", note="", blind="yes").reset_index(drop=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lclab.scoring.labelling", description=__doc__.split("\n\n")[0])
     parser.add_argument("kind", choices=sorted(KINDS))
-    parser.add_argument("run_dir", help="a run folder, e.g. results/depth_sweep/default")
+    parser.add_argument("run_dir", nargs="?", help="a run folder, e.g. results/depth_sweep/default")
     parser.add_argument("--out", help="where to write the sheet (default: <run_dir>/label_<kind>.csv)")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--second", action="store_true", help="a second labeller's sheet of the labelled texts")
+    how.add_argument("--agreement", action="store_true", help="print the two labellers' κ")
     args = parser.parse_args(argv)
+    if args.agreement:
+        got = labeller_agreement(args.kind)
+        print(f"{args.kind}: two labellers, {got['labellers_n']} texts, κ {got['labellers_kappa']:.2f} "
+              f"[{got['labellers_kappa_lo']:.2f}, {got['labellers_kappa_hi']:.2f}]")
+        return 0
+    if not args.second and not args.run_dir:
+        parser.error("a run folder is needed (or --second / --agreement)")
     try:
-        table = sheet(args.kind, Path(args.run_dir))
+        table = second_sheet(args.kind) if args.second else sheet(args.kind, Path(args.run_dir))
     except (ValueError, FileNotFoundError) as err:
         print(f"labelling: {err}", file=sys.stderr)
         return 2
-    out = Path(args.out or Path(args.run_dir) / f"label_{args.kind}.csv")
+    target = SECOND / f"{args.kind}.csv" if args.second else LABELS / f"{args.kind}.csv"
+    out = Path(args.out or (f"second_{args.kind}.csv" if args.second else Path(args.run_dir) / f"label_{args.kind}.csv"))
     table.to_csv(out, index=False)
-    print(f"{len(table)} items to label -> {out}; fill `label` (1/0), then append the rows to {LABELS / args.kind}.csv")
+    print(f"{len(table)} items to label -> {out}; fill `label` (1/0), then append the rows to {target}")
     return 0
 
 

@@ -3,8 +3,8 @@
     row = card("answer correct", judge_model, verdicts, probabilities, sources, labels,
                "reference words in the answer", baseline_scores)
 
-Against the maintainer's labels (one labeller, an AI coding agent, reading the source, blind to the judge; see
-data/judge_labels/README.md): how many items are labelled, the base rate, raw
+Against the maintainer's labels (an AI coding agent, reading the source, blind to the judge; see
+data/judge_labels/README.md), and beside a second labelling pass where one exists (`labellers`): how many items are labelled, the base rate, raw
 agreement and Cohen's κ with a bootstrap 95 % CI, the ROC AUC of the judge's
 probability with its CI and its expected calibration error; and, labels or not,
 parse failures, verdicts that fell back to the sampled token, agreement with the
@@ -16,48 +16,23 @@ says so instead of printing numbers.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
 
 import numpy as np
 import pandas as pd
 
-from ..paths import DATA
 from ..stats import kappa_with_ci
-from ..text.hand_tables import read_hand_table
 from .baselines import THRESHOLD
+from .labellers import labeller_agreement
+from .labels import LABELS, label_key, labels_for, load_labels  # noqa: F401 (where callers find them)
 from .score_eval import expected_calibration_error, paired_auc_difference, separation_summary
 
-LABELS = DATA / "judge_labels"
 MIN_LABELS = 10  # below this, a card's numbers are printed but called too few to tell
 COLUMNS = ["metric", "judge", "n_judged", "parse_failures", "sampled_fallback", "n_labelled", "base_rate",
            "agreement", "kappa", "kappa_lo", "kappa_hi", "auc", "auc_lo", "auc_hi", "ece", "baseline",
            "baseline_agreement", "baseline_kappa", "baseline_auc", "auc_vs_baseline", "auc_vs_baseline_lo",
-           "auc_vs_baseline_hi", "versus_baseline", "judge_vs_baseline", "self_consistency", "reading"]
-
-
-def label_key(*texts: str) -> str:
-    """The key a label is filed under: a hash of the texts it judged (white space aside)."""
-    joined = "\x1f".join(re.sub(r"\s+", " ", str(t)).strip() for t in texts)
-    return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
-
-
-def load_labels(name: str) -> pd.Series:
-    """data/judge_labels/<name>.csv as {key: 0/1}; a label other than 0 or 1 is an error naming its row."""
-    path = LABELS / f"{name}.csv"
-    table = read_hand_table(path, ("key", "label"), "judge label file")
-    bad = [f"row {i + 2}" for i, v in enumerate(table["label"]) if v.strip() not in ("0", "1")]
-    if bad:
-        raise ValueError(f"{path}: label must be 0 or 1 ({', '.join(bad[:10])})")
-    if table["key"].duplicated().any():
-        raise ValueError(f"{path}: a key is labelled twice: {sorted(set(table.loc[table['key'].duplicated(), 'key']))}")
-    return table.set_index("key")["label"].astype(int)
-
-
-def labels_for(keys: pd.Series, name: str) -> pd.Series:
-    """The label of each item (NaN where none was written), joined on the key after labelling."""
-    return keys.map(load_labels(name)).astype(float)
+           "auc_vs_baseline_hi", "versus_baseline", "judge_vs_baseline", "self_consistency", "labellers_n",
+           "labellers_kappa", "labellers_kappa_lo", "labellers_kappa_hi", "reading"]
 
 
 def _defined(*series) -> np.ndarray:
@@ -66,8 +41,9 @@ def _defined(*series) -> np.ndarray:
 
 def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series, sources: pd.Series,
          labels: pd.Series, baseline: str, baseline_scores: pd.Series,
-         consistency: pd.Series | None = None) -> dict:
-    """One card row (see the module docstring); every series is aligned with the judged items."""
+         consistency: pd.Series | None = None, labellers: dict | None = None) -> dict:
+    """One card row (see the module docstring); every series is aligned with the judged items. `labellers`:
+    two labellers' κ on these texts (`labellers.labeller_agreement`), printed beside the judge's as its ceiling."""
     verdicts, probabilities = verdicts.reset_index(drop=True), probabilities.reset_index(drop=True)
     labels, baseline_scores = labels.reset_index(drop=True), baseline_scores.reset_index(drop=True)
     judged = pd.notna(verdicts).to_numpy()
@@ -78,7 +54,7 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
            "judge_vs_baseline": float((verdicts[both].astype(float) == baseline_votes[both]).mean())
            if both.any() else math.nan,
            "self_consistency": float(consistency.dropna().mean()) if consistency is not None and
-           consistency.notna().any() else math.nan}
+           consistency.notna().any() else math.nan, **(labellers or {})}
     labelled = _defined(verdicts, labels)
     row["n_labelled"] = int(labelled.sum())
     if not labelled.any():
@@ -121,6 +97,10 @@ def reading(row: dict) -> str:
                      f"[{row['auc_vs_baseline_lo']:+.2f}, {row['auc_vs_baseline_hi']:+.2f}])")
     if not math.isnan(row["kappa_hi"]) and row["kappa_hi"] < 0.4:
         words.append("κ below 0.4 even at the top of its interval: agreement with the labels is weak")
+    if row.get("labellers_n", 0) and not math.isnan(row.get("labellers_kappa", math.nan)):
+        words.append(f"two labellers agree at κ {row['labellers_kappa']:.2f} [{row['labellers_kappa_lo']:.2f}, "
+                     f"{row['labellers_kappa_hi']:.2f}] on {row['labellers_n']} of these texts, the ceiling for "
+                     f"the judge's κ {row['kappa']:.2f}")
     return "; ".join(words) or "agreement with the labels as shown"
 
 
@@ -153,4 +133,4 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
     scores = answered.apply(baseline_score, axis=1).astype(float)
     return card(metric, judge, answered[column], answered.get(f"{column}_p", pd.Series(np.nan, answered.index)),
                 answered.get(f"{column}_source", pd.Series(None, answered.index)), labels_for(keys, labels_name),
-                baseline, scores, answered.get(f"{column}_consistency"))
+                baseline, scores, answered.get(f"{column}_consistency"), labeller_agreement(labels_name, keys))

@@ -1,0 +1,37 @@
+"""The maintainer's label files, data/judge_labels/<name>.csv: one label per judged text, filed under a hash of
+the texts the judge read (white space aside)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import pandas as pd
+
+from ..paths import DATA
+from ..text.hand_tables import read_hand_table
+
+LABELS = DATA / "judge_labels"
+
+
+def label_key(*texts: str) -> str:
+    """The key a label is filed under: a hash of the texts it judged (white space aside)."""
+    joined = "\x1f".join(re.sub(r"\s+", " ", str(t)).strip() for t in texts)
+    return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
+
+
+def load_labels(name: str) -> pd.Series:
+    """data/judge_labels/<name>.csv as {key: 0/1}; a label other than 0 or 1 is an error naming its row."""
+    path = LABELS / f"{name}.csv"
+    table = read_hand_table(path, ("key", "label"), "judge label file")
+    bad = [f"row {i + 2}" for i, v in enumerate(table["label"]) if v.strip() not in ("0", "1")]
+    if bad:
+        raise ValueError(f"{path}: label must be 0 or 1 ({', '.join(bad[:10])})")
+    if table["key"].duplicated().any():
+        raise ValueError(f"{path}: a key is labelled twice: {sorted(set(table.loc[table['key'].duplicated(), 'key']))}")
+    return table.set_index("key")["label"].astype(int)
+
+
+def labels_for(keys: pd.Series, name: str) -> pd.Series:
+    """The label of each item (NaN where none was written), joined on the key after labelling."""
+    return keys.map(load_labels(name)).astype(float)
