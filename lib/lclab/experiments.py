@@ -39,6 +39,7 @@ class Series:
     cluster:  the column naming each item's independent unit (a QA pair, an answer, a sample): intervals and
               tests resample and test at that level (lclab.stats.clusters); None: items are independent
     unit:     what a cluster is, plural, for the reader ("QA pairs")
+    value_label: what the compared value is, for the comparison figure's y axis ("judge accuracy")
     """
 
     key: tuple[str, ...]
@@ -52,6 +53,7 @@ class Series:
     cells: Callable[[pd.DataFrame], list[tuple[Any, pd.Series]]] | None = None
     cluster: str | None = None
     unit: str = "items"
+    value_label: str = ""
 
 
 @dataclass(frozen=True)

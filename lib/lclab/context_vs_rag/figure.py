@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from ..figures import PAGE, plt, save_figure
 
@@ -19,7 +20,7 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path, meta: d
     """
     size = (summary[summary["method"] == "long_context"].set_index("noise_pct")["prompt_tokens"])
     s = summary.assign(set_tokens=summary["noise_pct"].map(size)).sort_values("noise_pct")
-    fig, axes = plt.subplots(1, 3, figsize=(PAGE, 2.6))
+    fig, axes = plt.subplots(1, 3, figsize=(PAGE, 2.8), sharex=True)
     for i, (method, group) in enumerate(s.groupby("method", sort=True)):
         shift = (i - 0.5) * 0.01 * max(1.0, float(s["set_tokens"].max()))  # keep equal points apart
         yerr = [group["judge_acc"] - group["judge_lo"], group["judge_hi"] - group["judge_acc"]]
@@ -28,10 +29,12 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path, meta: d
         axes[1].plot(group["set_tokens"], group["prompt_tokens"], "o-", label=label)
         axes[2].plot(group["set_tokens"], group["answer_s"], "o-", label=label)
     n = int(s["judge_n"].max())
-    axes[0].set(ylim=(-0.05, 1.05), ylabel="judge accuracy", title=f"accuracy (n = {n} per point, 95 % Wilson CI)")
+    axes[0].set(ylim=(-0.05, 1.05), ylabel="judge accuracy", title=f"accuracy ({n} QA pairs per point, 95 % Wilson CI)")
     axes[1].set(ylabel="prompt tokens per answer", title="prompt size")
     axes[2].set(ylabel="seconds per answer call", title="answer time")
-    for ax in axes:
-        ax.set_xlabel("document set as a long context (prompt tokens)")
-        ax.legend(loc="best")
+    axes[0].xaxis.set_major_locator(MaxNLocator(4))  # the three panels' tick labels had run into each other
+    # One x label and one legend for the three panels (each panel's own overlapped its neighbour's).
+    fig.supxlabel("document set as a long context (prompt tokens)", fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1.06), ncol=len(labels))
     return save_figure(fig, path, title, meta)

@@ -9,6 +9,7 @@ import pandas as pd
 import seaborn as sns
 
 from ..figures import COLUMN, PAGE, p_text, plt, save_figure
+from ..stats.effective_length import MIN_PAIRS
 
 
 def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | None = None,
@@ -26,10 +27,18 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | Non
         longest = effects["context_tokens"].max()
         more.append(lambda ax: _effects(ax, effects[effects["context_tokens"] == longest],
                                         f" at {longest:,} tokens" if len(lengths) > 1 else ""))
-    width = PAGE * (1 + len(more)) / 2 if more else COLUMN
-    fig, axes = plt.subplots(1, 1 + len(more), figsize=(width, 2.8), squeeze=False)
-    _by_depth(axes[0][0], summary, prefix, lengths)
-    for draw, ax in zip(more, axes[0][1:]):
+    if len(more) == 2:
+        # Three panels side by side would be 11 in wide and unreadable when shrunk to a page: the heatmap takes
+        # the top row, the two line panels share the bottom one.
+        fig = plt.figure(figsize=(PAGE, 2.2 + 0.35 * len(lengths) + 2.6))
+        grid = fig.add_gridspec(2, 2, height_ratios=[0.6 + 0.35 * len(lengths), 2.6])
+        axes = [fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])]
+    else:
+        width = PAGE if more else COLUMN
+        fig, grid = plt.subplots(1, 1 + len(more), figsize=(width, 2.8), squeeze=False)
+        axes = list(grid[0])
+    _by_depth(axes[0], summary, prefix, lengths)
+    for draw, ax in zip(more, axes[1:]):
         draw(ax)
     return save_figure(fig, path, title, meta)
 
@@ -37,7 +46,8 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | Non
 def _by_depth(ax, summary: pd.DataFrame, prefix: str, lengths: list) -> None:
     if len(lengths) == 1:
         _cells(ax, summary, prefix)
-        ax.set_title(f"{lengths[0]} tokens, n = {int(summary[f'{prefix}_n'].max())} per depth; 95 % Wilson CI")
+        ax.set_title(f"{lengths[0]:,} tokens, n = {int(summary[f'{prefix}_n'].max())} QA pairs per point; "
+                     "95 % Wilson CI")
     else:
         _heatmap(ax, summary, prefix)
 
@@ -50,7 +60,10 @@ def _by_length(ax, by_length: pd.DataFrame, effective: dict) -> None:
     if base == base and base is not None:  # not NaN
         ax.axhline(0.85 * base, color="grey", linestyle="--", linewidth=0.8, label="85 % of the shortest length")
     length, lo, hi = (effective.get(k) for k in ("effective_length", "lo", "hi"))
-    if length == length and length is not None:
+    n_pairs = effective.get("n_pairs", MIN_PAIRS)
+    if n_pairs < MIN_PAIRS:  # the number would be an artifact of a handful of pairs (stats.effective_length)
+        ax.set_title(f"effective length: not estimated ({n_pairs} QA pairs per length, {MIN_PAIRS} needed)")
+    elif length == length and length is not None:
         ax.axvspan(lo, hi, color="tab:blue", alpha=0.12, label="effective length, 95 % bootstrap CI")
         ax.axvline(length, color="tab:blue", linewidth=1.2)
         ax.set_title(f"effective length {length:,.0f} tokens [{lo:,.0f}, {hi:,.0f}]")
@@ -64,27 +77,56 @@ def _by_length(ax, by_length: pd.DataFrame, effective: dict) -> None:
 
 
 def _cells(ax, summary: pd.DataFrame, prefix: str) -> None:
-    # The two series are drawn a little apart so that equal values don't hide each other.
-    s = summary.sort_values("depth")
-    for source, style, shift in ((prefix, "o-", -1.0), ("match", "s--", 1.0)):
-        if f"{source}_acc" not in s:
-            continue
+    depths = sorted(summary["depth"].unique())
+    modes = sorted(summary["distractors"].unique()) if "distractors" in summary else [None]
+    if len(depths) == 1 and len(modes) > 1:
+        return _by_distractors(ax, summary, prefix, modes, depths[0])
+    series = [(source, mode) for mode in modes for source in (prefix, "match") if f"{source}_acc" in summary]
+    # Series drawn a little apart so that equal values don't hide each other; with one depth, side by side.
+    step = 25 if len(depths) == 1 else 0.8 * min(b - a for a, b in zip(depths, depths[1:]))
+    width = step / (len(series) + 1)
+    for i, (source, mode) in enumerate(series):
+        s = (summary if mode is None else summary[summary["distractors"] == mode]).sort_values("depth")
+        shift = (i - (len(series) - 1) / 2) * width
         yerr = [s[f"{source}_acc"] - s[f"{source}_lo"], s[f"{source}_hi"] - s[f"{source}_acc"]]
-        label = "LLM judge" if source == prefix else "gold answer in response"
-        ax.errorbar(s["depth"] + shift, s[f"{source}_acc"], yerr=yerr, fmt=style, capsize=4, label=label)
+        label = ("LLM judge" if source == prefix else "gold answer in response") + (
+            f", {mode} distractors" if mode is not None else "")
+        ax.errorbar(s["depth"] + shift, s[f"{source}_acc"], yerr=yerr, fmt="o-" if source == prefix else "s--",
+                    capsize=3, label=label)
     ax.set(xlabel="depth of the answer document in the context (%)", ylabel="accuracy", ylim=(-0.05, 1.05))
-    ax.set_xticks(sorted(summary["depth"].unique()))
-    ax.legend(loc="lower left", fontsize=8)
+    ax.set_xticks(depths)
+    if len(depths) == 1:
+        ax.set_xlim(depths[0] - step, depths[0] + step)
+    # Below the axes: inside, the legend covered the points it names.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=6.5)
+
+
+def _by_distractors(ax, summary: pd.DataFrame, prefix: str, modes: list, depth) -> None:
+    """One depth, several distractor modes: the modes along x, the judge and the string match side by side."""
+    sources = [source for source in (prefix, "match") if f"{source}_acc" in summary]
+    for i, source in enumerate(sources):
+        s = summary.set_index("distractors").loc[modes]
+        yerr = [s[f"{source}_acc"] - s[f"{source}_lo"], s[f"{source}_hi"] - s[f"{source}_acc"]]
+        ax.errorbar([j + (i - (len(sources) - 1) / 2) * 0.15 for j in range(len(modes))], s[f"{source}_acc"],
+                    yerr=yerr, fmt="o" if source == prefix else "s", capsize=3,
+                    label="LLM judge" if source == prefix else "gold answer in response")
+    ax.set_xticks(range(len(modes)), labels=[f"{m} distractors" for m in modes])
+    ax.set(xlim=(-0.6, len(modes) - 0.4), ylim=(-0.05, 1.05), ylabel="accuracy",
+           xlabel=f"answer document at depth {depth} %")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=6.5)
 
 
 def _heatmap(ax, summary: pd.DataFrame, prefix: str) -> None:
     acc, lo, hi = f"{prefix}_acc", f"{prefix}_lo", f"{prefix}_hi"
     grid = summary.pivot(index="context_tokens", columns="depth", values=acc)
-    annot = summary.assign(label=lambda d: d.apply(lambda r: f"{r[acc]:.2f}\n[{r[lo]:.2f},{r[hi]:.2f}]", axis=1)
-                           ).pivot(index="context_tokens", columns="depth", values="label")
-    sns.heatmap(grid, annot=annot, fmt="", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar_kws={"label": "judge accuracy"})
+    n = f"{prefix}_n"
+    annot = summary.assign(label=lambda d: d.apply(
+        lambda r: f"{r[acc]:.2f} [{r[lo]:.2f},{r[hi]:.2f}]\nn = {int(r[n])}", axis=1)
+    ).pivot(index="context_tokens", columns="depth", values="label")
+    sns.heatmap(grid, annot=annot, fmt="", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar_kws={"label": "judge accuracy"},
+                annot_kws={"fontsize": 6.5})
     ax.set(xlabel="depth of the answer document (%)", ylabel="context tokens")
-    ax.set_title("cells: accuracy [95 % Wilson CI]")
+    ax.set_title("cells: accuracy [95 % Wilson CI], n = QA pairs in the cell")
 
 
 def _effects(ax, effects: pd.DataFrame, where: str = "") -> None:
@@ -93,6 +135,9 @@ def _effects(ax, effects: pd.DataFrame, where: str = "") -> None:
     ax.errorbar(effects["effect"], list(y), xerr=xerr, fmt="o", capsize=4, color="black")
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(list(y), labels=[f"{c}  ({p_text(p)})" for c, p in zip(effects["comparison"], effects["p_value"])])
+    if int(effects["n_pairs"].max()) < MIN_PAIRS:
+        ax.text(0.02, 0.02, f"only {int(effects['n_pairs'].max())} QA pairs: only large effects can show",
+                transform=ax.transAxes, fontsize=6.5, color="grey")
     ax.invert_yaxis()
     ax.set(xlabel="paired difference in judge accuracy", xlim=(-1.05, 1.05))
     ax.set_title(f"paired by QA pair{where} (n = {int(effects['n_pairs'].max())}); 95 % bootstrap CI")

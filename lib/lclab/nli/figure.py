@@ -16,7 +16,7 @@ from .tables import SCORERS
 def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame, title: str, path: Path,
                meta: dict | None = None):
     """One ROC panel per NLI direction (a line per configuration), and time against concurrency."""
-    fig, grid = plt.subplots(2, 2, figsize=(PAGE, 5.4))
+    fig, grid = plt.subplots(2, 2, figsize=(PAGE, 7.6))
     axes = grid.ravel()
     configs = list(auc[["model", "prompt", "concurrency"]].drop_duplicates().itertuples(index=False))
     colours = dict(zip(configs, sns.color_palette(n_colors=len(configs))))
@@ -43,7 +43,9 @@ def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame
         ax.plot([0, 1], [0, 1], ":", color="grey")
         ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                title=f"{DIRECTION_NAMES[d]} (n={n})")
-        ax.legend(loc="lower right", fontsize=6, title="AUC [bootstrap 95 % CI]", title_fontsize=7)
+        # Below the panel: inside, the legend covered the curves it names.
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6, title="AUC [bootstrap 95 % CI]",
+                  title_fontsize=6.5)
     ax = axes[-1]
     for (model, prompt), group in timing.groupby(["model", "prompt"], sort=False):
         group = group.sort_values("concurrency")
