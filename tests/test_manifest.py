@@ -3,7 +3,6 @@ checked against the one the row recorded (01 and 07, on the real 0.5B model at s
 
 import json
 
-import pandas as pd
 import pytest
 from lclab.depth_sweep import run_depth_sweep
 from lclab.models import prompt_sha256

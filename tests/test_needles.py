@@ -7,7 +7,6 @@ from lclab.depth_sweep.haystacks import spread_depths
 from lclab.make_qa_set import make_qa_set
 from lclab.models import budget_counters
 from lclab.qa import load_validated
-from lclab.text.corpus import load_corpus, passages
 
 pytestmark = [pytest.mark.model]
 SMALL = "local/qwen2.5-coder-0.5b"

@@ -8,7 +8,6 @@ import re
 import pandas as pd
 import pytest
 from conftest import SMALL_MODEL
-from lclab import models as gateway
 from lclab.models import ACCOUNTING, reset_backend_registry
 from lclab.models.fault_server import FaultServer
 from lclab.nli import (
@@ -21,7 +20,6 @@ from lclab.nli import (
     prepare,
     refusal_table,
     run_configs,
-    seed_auc_table,
 )
 from lclab.nli import run_nli as run_nli_in
 from lclab.nli.pipeline import batches, hypothesis_estimate, pair_estimate, replace_pronouns, tag_refusals

@@ -4,7 +4,6 @@ import json
 
 import pandas as pd
 import pytest
-from lclab import paths
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]

@@ -4,7 +4,6 @@ import json
 
 import pandas as pd
 import pytest
-from lclab import models as gateway
 from lclab.models import reset_backend_registry
 from lclab.models.embeddings import get_embedder
 from lclab.models.errors import LogprobsUnavailableError, ParseError

@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-from lclab import models as gateway
 from lclab.models import reset_backend_registry
 from lclab.models.configs import model_config
 from lclab.models.fault_server import FaultServer

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from lclab.qa.multi_chunk import read_multi_chunk_file
 from lclab.rag_validation import answer_quality, retrieval_curves, seed_numbers
-from lclab.retrieval.chunking import Chunk, Chunker
+from lclab.retrieval.chunking import Chunker
 from lclab.stats import bootstrap_mean_ci
 from lclab.text.corpus import load_corpus, passage_sha1
 

@@ -47,7 +47,7 @@ def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(
 
 def test_lengths_beyond_the_servers_window_are_refused_or_left_out_by_name(llama_server):
     # The window (2048) is read from llama.cpp's /props: a 4000-token length cannot fit with its reply.
-    from lclab.synthetic.run import within_window
+    from lclab.models import within_window
 
     with pytest.raises(ContextLengthError, match=r"context_tokens \[4000\] do not fit the 2048-token window"):
         within_window(llama_server, [500, 1000, 4000], 32)

@@ -93,7 +93,7 @@ def test_the_guided_search_finds_the_largest_fitting_prefix_in_few_counts(per_un
 
 
 def test_beyond_window_takes_refuse_or_skip_only():
-    from lclab.synthetic.run import within_window
+    from lclab.models import within_window
 
     with pytest.raises(ValueError, match="beyond_window='drop': use 'refuse' or 'skip'"):
         within_window(SMALL_MODEL, [500], 16, "drop")

@@ -9,7 +9,6 @@ from .. import paths
 from ..experiments import find
 from ..runs.manifest import read
 
-
 # A partial run (some items failed, left out of every rate) is compared on the items it has.
 FINISHED = ("finished", "partial")
 

@@ -48,10 +48,11 @@ from .gateway import (
     reset_backend_registry,
     tokenizer_name,
 )
+from .windows import within_window
 
 __all__ = [
     "ACCOUNTING", "Accounting", "Completion", "ContextLengthError", "FatalError", "LLMError",
     "LogprobsUnavailableError", "MissingAPIKeyError", "ParseError", "RetryableError", "backend_for",
     "budget_counters", "cached", "check_budget", "complete", "context_window", "count_prompt_tokens", "count_tokens", "prompt_sha256", "reset_backend_registry",
-    "tokenizer_name",
+    "tokenizer_name", "within_window",
 ]

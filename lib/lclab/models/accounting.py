@@ -16,7 +16,6 @@ started through `lclab.runs.parallel.map_items`.
 from __future__ import annotations
 
 import contextvars
-import os
 import threading
 import time
 from contextlib import contextmanager
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pandas as pd
+
+from ..paths import write_atomic
 
 
 @dataclass
@@ -160,21 +161,11 @@ class Accounting:
         """Write the table next to a run's results (and `endpoints.csv` when served replicas were called);
         return the table for display."""
         table = self.table()
-        _csv_atomic(table, Path(directory) / name)
+        write_atomic(Path(directory) / name, lambda tmp: table.to_csv(tmp, index=False))
         endpoints = self.endpoint_table()
         if len(endpoints):
-            _csv_atomic(endpoints, Path(directory) / "endpoints.csv")
+            write_atomic(Path(directory) / "endpoints.csv", lambda tmp: endpoints.to_csv(tmp, index=False))
         return table
-
-
-def _csv_atomic(table: pd.DataFrame, path: Path) -> None:
-    """Written beside, then renamed: a full disk leaves the previous table, not a zero-byte one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        table.to_csv(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 ACCOUNTING = Accounting()

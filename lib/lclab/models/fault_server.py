@@ -34,7 +34,6 @@ class FaultServer:
         self.reply = reply  # content of every successful reply, or a function of the request body
         self.requests: list[dict] = []
         self.paths: list[str] = []  # /v1/chat/completions or /v1/completions, per request
-        self.queries: list[str] = []  # the query string of each request ("" without one)
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -96,7 +95,6 @@ class FaultServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?")[0]  # a query string (an api-version) is not part of the route
-                server.queries.append(self.path.partition("?")[2])
                 if not path.endswith(("/chat/completions", "/completions")):
                     return self._send(404, b'{"error": "not found"}')  # no tokenize routes: counted by tiktoken
                 fault = server._next_fault(body, path)

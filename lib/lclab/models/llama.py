@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -12,6 +13,10 @@ from .errors import ContextLengthError, LogprobsUnavailableError
 from .llama_engine import LLAMA_DEFAULTS, engine_settings, quiet_stderr
 from .local_models import EMBEDDED_MODELS, assembled, file_sha256, resolve_local, tokenizer_twin
 from .protocol import RawReply, Settings, chat_kwargs
+
+# llama-cpp-python opens /dev/null twice to hush its loader and never closes it; at exit Python printed two
+# "unclosed file" warnings under every plan. They are that library's, not a leak of ours.
+warnings.filterwarnings("ignore", category=ResourceWarning, message="unclosed file <_io.TextIOWrapper name='/dev/null'")
 from .specs import ModelSpec
 
 
@@ -58,8 +63,14 @@ class LocalBackend:
     @property
     def _vocab_path(self) -> Path | None:
         """The file whose tokenizer counts this model's tokens: its own, or before it is fetched, an assembled
-        model with the same tokenizer; None when there is none yet (counts are then approximate)."""
-        return (assembled(self.spec.model) or tokenizer_twin(self.spec.model)) if self._embedded else self.path
+        model with the same tokenizer; None when there is none yet (counts are then approximate).
+        Looked up until found, then kept: a budget search counts tokens hundreds of times."""
+        found = self.__dict__.get("_vocab_file")
+        if found is None:
+            found = (assembled(self.spec.model) or tokenizer_twin(self.spec.model)) if self._embedded else self.path
+            if found is not None:
+                self.__dict__["_vocab_file"] = found
+        return found
 
     @property
     def tokenizer_name(self) -> str:

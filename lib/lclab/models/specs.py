@@ -69,10 +69,16 @@ HIDDEN = "REDACTED"
 SECRETS_ENV = "LCLAB_SPEC_CREDENTIALS"
 
 
+def _host_port(parts) -> str:
+    """host[:port] of a split URL: what is left of its netloc without user:password (IPv6 hosts bracketed)."""
+    host = parts.hostname or ""
+    return (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
+
+
 def redact_url(url: str) -> str:
     """The URL with its user:password part dropped and credential-looking query values replaced by REDACTED."""
     parts = urlsplit(url)
-    netloc = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    netloc = _host_port(parts)
     query = [(k, HIDDEN if _SECRET_NAME.search(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe=HIDDEN), parts.fragment))
 
@@ -103,12 +109,9 @@ def _with_credentials(spec: str) -> str:
 
 
 def public_url(url: str) -> str:
-    """A URL without its user:password part."""
+    """A URL without its user:password part, query or fragment."""
     parts = urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+    return urlunsplit((parts.scheme, _host_port(parts), parts.path.rstrip("/"), "", ""))
 
 
 def _endpoints() -> dict:

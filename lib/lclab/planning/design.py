@@ -49,6 +49,8 @@ def design_line(notebook: str, params: dict, target: float = 0.10) -> str | None
     if experiment is None or experiment.design is None:
         return None
     d = experiment.design(params)
+    if d.contrast[1] == d.contrast[2]:
+        return f"{notebook}: one {d.contrast[0]} value only ({d.contrast[1]}): no comparison to size"
     found = measured_sd(experiment, d.contrast)
     sd, source = found if found else (PRIOR_SD, "stated prior, no earlier run")
     head = f"{notebook}: {d.units} {d.unit} ({d.items_per_unit} items each) for {d.comparison}"

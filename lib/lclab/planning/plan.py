@@ -13,6 +13,7 @@ the end of every run), money from `params/prices.yaml`.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -88,10 +89,21 @@ def _predicted(model: str, prompt: float, squares: float, completion: float, n_c
     return (prompt + squares / attention) * prefill + completion * decode + n_calls * overhead
 
 
+def _record(path: Path) -> dict:
+    """throughput.json as a dict, read once per change of the file (a plan prices dozens of rows from it)."""
+    if not path.exists():
+        return {}
+    return _parsed(str(path), path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: str, mtime_ns: int) -> dict:
+    return json.loads(Path(path).read_text())
+
+
 def speed_factor(model: str) -> tuple[float, str]:
     """(how much slower than the default speeds this machine ran the model, and where that figure comes from)."""
-    path = _throughput_file()
-    seen = (json.loads(path.read_text()) if path.exists() else {}).get(_machine(), {}).get(model)
+    seen = _record(_throughput_file()).get(_machine(), {}).get(model)
     if seen and seen.get("runs"):
         factor = statistics.median(seen["runs"])
         return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x the default speeds)"

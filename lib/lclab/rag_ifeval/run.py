@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from ..models import MissingAPIKeyError, complete
 from ..models.configs import ModelConfig, model_config
 from ..runs.folders import ItemLog, fingerprint

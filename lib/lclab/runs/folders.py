@@ -10,11 +10,12 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 import pandas as pd
 
 from .. import paths
+from ..paths import write_atomic  # noqa: F401 (run code finds it here)
 
 
 def run_dir(experiment: str, run_name: str) -> Path:
@@ -44,18 +45,6 @@ def _ends_unfinished(path: Path) -> bool:
             return False
         fh.seek(-1, os.SEEK_END)
         return fh.read(1) != b"\n"
-
-
-def write_atomic(path: Path, write: Callable[[Path], object]) -> None:
-    """`write(tmp)` then rename over `path`: a full disk or a kill leaves the old file or the new one, never a
-    zero-byte or half-written one."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 class ItemLog:

@@ -4,8 +4,9 @@ haystack."""
 from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
+from ..models import within_window
 from ..planning.plan import one_at_a_time_local, planned_answers
-from .run import EXPERIMENT, build_samples, within_window
+from .run import EXPERIMENT, build_samples
 
 
 def plan(notebook: str, p: dict) -> list[dict]:

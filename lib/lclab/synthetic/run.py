@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pandas as pd
 from tqdm import tqdm
 
-from ..models import ContextLengthError, budget_counters, complete, context_window, tokenizer_name
+from ..models import budget_counters, complete, tokenizer_name, within_window
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline
@@ -75,26 +75,6 @@ def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs)
     pair = qa.iloc[i].to_dict()
     passage = next(d.text for d in pool if d.id == pair["doc_id"])
     return qa_sample(i, pair, passage, budget, depth, corpus, seed, count)
-
-
-def within_window(model: str, context_tokens: list[int], max_answer_tokens: int, beyond_window: str = "refuse"
-                  ) -> tuple[list[int], str | None]:
-    """(the lengths to run, a note naming those left out): the lengths whose prompt and reply fit the model's
-    window (a served model's as its server reports it). With beyond_window="refuse" a length that does not fit
-    stops the run before any work, named with the window; with "skip" it is left out and the note says so."""
-    if beyond_window not in ("refuse", "skip"):
-        raise ValueError(f"beyond_window={beyond_window!r}: use 'refuse' or 'skip'")
-    window = context_window(model)
-    beyond = [n for n in context_tokens if window is not None and n + max_answer_tokens > window]
-    if not beyond:
-        return list(context_tokens), None
-    kept = [n for n in context_tokens if n not in beyond]
-    what = (f"context_tokens {beyond} do not fit the {window}-token window of {model} with "
-            f"{max_answer_tokens} reply tokens")
-    if beyond_window == "refuse" or not kept:
-        raise ContextLengthError(f"{what}: drop them, serve the model with a larger window, or set "
-                                 "beyond_window: skip to run the lengths that fit")
-    return kept, f"left out (beyond_window: skip): {what}"
 
 
 def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
