@@ -17,17 +17,18 @@ def plan(notebook: str, p: dict) -> list[dict]:
     """The long-context prompts exactly (as the run builds them); the RAG prompts from their chunk budget,
     since retrieval (an embedding model) is not run for a plan."""
     model, judge = p["model"], p["judge_model"] or p["model"]
+    samples = 1 + p.get("self_consistency", 0)  # the verdict and its self-consistency samples
     _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     count, text = budget_counters(model)
     sets = build_sets(qa, pool, p["context_tokens"], p["noise_levels"], p["seed"], count, text)
     rows = answers_and_judges(notebook, model, judge, [answer_prompt(s.docs, s.question) for s in sets],
-                              p["max_answer_tokens"], 1 + p.get("self_consistency", 0))  # RAG prompts come between
+                              p["max_answer_tokens"], samples)  # RAG prompts come between
     rows[0]["stage"], rows[1]["stage"] = "answer, long context", "judge, long context"
     rag_prompt = p["top_k"] * p["chunk_tokens"] + RAG_QUESTION_TOKENS
     rows += [row(notebook, "answer, RAG (estimated)", model, len(sets), 0, len(sets) * rag_prompt,
                  len(sets) * p["max_answer_tokens"]),
-             row(notebook, "judge, RAG (estimated)", judge, len(sets), 0,
-                 len(sets) * (JUDGE_PROMPT + 20 + p["max_answer_tokens"]), len(sets) * 8)]
+             row(notebook, "judge, RAG (estimated)", judge, samples * len(sets), 0,
+                 samples * len(sets) * (JUDGE_PROMPT + 20 + p["max_answer_tokens"]), samples * len(sets) * 8)]
     return rows
 
 

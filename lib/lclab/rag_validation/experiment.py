@@ -25,10 +25,9 @@ def plan(notebook: str, p: dict) -> list[dict]:
     judge = p["judge_model"] or p["model"]
     samples = 1 + p.get("self_consistency", 0)
     texts = count_labelled_texts() if p.get("judge_labelled_texts", True) else {}
-    labelled = [row(notebook, "judge, labelled texts (estimated)", judge, samples * sum(texts.values()), 0,
-                    samples * (texts["relevant"] * (JUDGE_PROMPT + 60)
-                               + texts["faithful"] * (JUDGE_PROMPT + answer_prompt + 60)),
-                    samples * sum(texts.values()) * 8)] if texts else []
+    labelled = [row(notebook, "judge, labelled texts (estimated)", judge, sum(texts.values()), 0,
+                    texts["relevant"] * (JUDGE_PROMPT + 60) + texts["faithful"] * (JUDGE_PROMPT + answer_prompt + 60),
+                    sum(texts.values()) * 8)] if texts else []
     return [row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
                 2 * p["n_single"] * GENERATION_PROMPT_TOKENS, p["n_single"] * GENERATED_TOKENS),
             row(notebook, "answer (estimated)", p["model"], questions, 0, questions * answer_prompt,

@@ -114,8 +114,7 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
-        reliability = answer_cards(items, judge_model, run if judge_labelled_texts else None, self_consistency,
-                                   max_workers)
+        reliability = answer_cards(items, judge_model, run if judge_labelled_texts else None, max_workers)
         notes += card_notes(reliability)
         single = curves[(curves["set"] == "single") & (curves["k"] == answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}
@@ -133,11 +132,12 @@ def index_note(n_chunks: int, index, ix) -> str:
             + (f" ({ix.chunks_per_second:.1f} chunks/s)" if ix.written else "") + f", {ix.already_indexed} already there")
 
 
-def answer_cards(items: pd.DataFrame, judge_model: str, run: Run | None = None, samples: int = 0,
-                 max_workers: int = 1) -> pd.DataFrame:
+def answer_cards(items: pd.DataFrame, judge_model: str, run: Run | None = None, max_workers: int = 1
+                 ) -> pd.DataFrame:
     """The reliability cards of the three judges, each beside its judge-free baseline; with a `run`, also the
     relevance and faithfulness judges' cards over the labelled texts, which this judges first."""
-    texts = labelled_text_cards(read_labelled_texts(run, judge_model, samples, max_workers), judge_model) if run else []
+    # One verdict per labelled text: self-consistency is a line of the run's own cards, not of these.
+    texts = labelled_text_cards(read_labelled_texts(run, judge_model, 0, max_workers), judge_model) if run else []
     return cards([
         correctness_card(items, judge_model, "answer equals reference (06)", reference="reference"),
         judged_card(items, "relevant", "answer relevance (06)", judge_model, "rag_relevance", ("question", "response"),
