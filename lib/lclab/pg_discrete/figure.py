@@ -1,4 +1,4 @@
-"""Figure of notebook 03: ROC curves and calibration of each scorer against the manual labels."""
+"""Figure of notebook 03: ROC curves and calibration of each scorer against the maintainer's labels."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ SCORER_STYLES = {"logprob-weighted p(1)": "-", "sampled 0/1 token": "--"}
 
 def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, calibration: pd.DataFrame,
                             title: str, path: Path, meta: dict | None = None):
-    """ROC curves and calibration against manual labels: one colour per model, one line style per scorer."""
+    """ROC curves and calibration against the maintainer's labels: one colour per model, one line style per scorer."""
     fig, (roc_ax, cal_ax) = plt.subplots(1, 2, figsize=(PAGE, 3.2))
     colours = dict(zip(separation["model"].unique(), sns.color_palette(n_colors=separation["model"].nunique())))
     points = usable(scored)
@@ -30,7 +30,7 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
                     label=f"{row.model}, {row.scorer}: AUC {row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
     roc_ax.plot([0, 1], [0, 1], ":", color="grey")
     roc_ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
-               title="ROC against manual labels (AUC [bootstrap 95 % CI])")
+               title="ROC against the maintainer's labels (AUC [bootstrap 95 % CI])")
     roc_ax.legend(loc="lower right", fontsize=7)
     for (model, scorer), group in calibration.groupby(["model", "scorer"], sort=False):
         draw_reliability(cal_ax, group, f"{model}, {scorer}", fmt="o" + SCORER_STYLES[scorer], color=colours[model])

@@ -4,12 +4,12 @@
 2. The first two chunks, joined, make the positive candidate; the last two the
    negative one (rank 3 is not used); each is paired with the question's golden
    response: 30 points for 15 questions, half of each class, as in the seed.
-3. Every point carries a manual label (`points.py`); ambiguous points are
+3. Every point carries a label the maintainer wrote (`points.py`); ambiguous points are
    dropped; points without a label are listed for review.
 4. Every model scores every point once: the logprob-weighted score
    p(1) / (p(0) + p(1)) of the first token, and the sampled token itself, read
    from the same greedy reply.
-5. ROC AUC, accuracy at 0.5 and calibration against the manual labels, per
+5. ROC AUC, accuracy at 0.5 and calibration against the maintainer's labels, per
    model and scorer, with bootstrap CIs.
 """
 
@@ -61,7 +61,7 @@ def score_points(run: Run, points: pd.DataFrame, models: list[str], require_logp
 
 
 def separation(scored: pd.DataFrame) -> pd.DataFrame:
-    """Per model and scorer: ROC AUC and accuracy at 0.5 against the manual labels, with 95 % CIs."""
+    """Per model and scorer: ROC AUC and accuracy at 0.5 against the maintainer's labels, with 95 % CIs."""
     rows = []
     for model, group in usable(scored).groupby("model", sort=False):
         for scorer, label in SCORERS.items():
@@ -146,13 +146,13 @@ def point_notes(points: pd.DataFrame, to_label) -> list[str]:
         f"{len(points)} points ({(points['candidate'] == 'positive').sum()} positive and "
         f"{(points['candidate'] == 'negative').sum()} negative candidates) for {points['question_id'].nunique()} "
         "questions",
-        f"manual labels: {len(labelled)} labelled, {ambiguous} ambiguous and dropped, {len(kept)} remain: "
+        f"maintainer's labels: {len(labelled)} labelled, {ambiguous} ambiguous and dropped, {len(kept)} remain: "
         f"{int((kept['label'] == 0).sum())} negative + {int((kept['label'] == 1).sum())} positive",
-        f"candidate class vs manual label: {int((kept['label'] == (kept['candidate'] == 'positive')).sum())} "
+        f"candidate class vs the maintainer's label: {int((kept['label'] == (kept['candidate'] == 'positive')).sum())} "
         f"of {len(kept)} agree",
     ]
     if len(points) > len(labelled):
-        lines.append(f"{len(points) - len(labelled)} points have no manual label for their exact text "
+        lines.append(f"{len(points) - len(labelled)} points have no label for their exact text "
                      f"(another embedder, store or corpus?): they are left out; label them in {to_label}")
     return lines
 
