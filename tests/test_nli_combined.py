@@ -44,3 +44,15 @@ def test_no_item_is_scored_by_a_model_fitted_on_it():
     out = cross_fitted(hyp[["estimate_p", "overlap"]].to_numpy(), hyp["entailed"].to_numpy(dtype=float),
                        hyp["item_id"].to_numpy())
     assert np.isnan(out).all()
+
+
+def test_too_few_labelled_sentences_get_no_combined_score_and_say_why():
+    # 4 items x 4 sentences: 8 of each class, under MIN_PER_CLASS. Pooled out-of-fold scores from fits on a few
+    # points anti-rank (a quick run's 8 items gave a combined AUC of 0.00): nothing is scored, and the table says so.
+    hyp = planted(n_items=4)
+    out = cross_fitted(hyp[["estimate_p", "overlap"]].to_numpy(), hyp["entailed"].to_numpy(dtype=float),
+                       hyp["item_id"].to_numpy())
+    assert np.isnan(out).all()
+    table = combined_table(hyp.assign(direction="context_answer", model="m", combined_p=out, sentence="",
+                                      premise=""), ["model"])
+    assert table.iloc[0]["note"].startswith("not fitted: 8 unsupported and 8 supported")

@@ -19,6 +19,10 @@ from ..scoring.score_eval import paired_auc_difference
 from .items import DIRECTION_NAMES, DIRECTIONS
 
 FOLDS = 5
+# Below this many labelled sentences of either class a fold's fit is a few points, and pooling out-of-fold
+# scores from such fits anti-ranks them (each fold's intercept moves against its held-out class): on 8 items
+# and 9 labels the combined AUC came out 0.00. Fewer than that, and no combined score is given.
+MIN_PER_CLASS = 10
 COMBINED = "p(supported) + overlap, cross-fitted"
 
 
@@ -31,7 +35,7 @@ def overlap_scores(hyp: pd.DataFrame) -> pd.Series:
 def cross_fitted(features: np.ndarray, labels: np.ndarray, groups: np.ndarray, folds: int = FOLDS) -> np.ndarray:
     """Out-of-fold P(label = 1) of a logistic regression on `features`: each fold's rows are scored by a model
     fitted on the other folds' groups (whole items). NaN where a row lacks a feature or its training folds hold
-    one class only."""
+    one class only, and everywhere when either class has fewer than MIN_PER_CLASS usable rows."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import GroupKFold
 
@@ -39,7 +43,7 @@ def cross_fitted(features: np.ndarray, labels: np.ndarray, groups: np.ndarray, f
     usable = ~np.isnan(features).any(axis=1) & ~np.isnan(labels)
     rows = np.flatnonzero(usable)
     n_groups = len(set(groups[rows]))
-    if n_groups < 2:
+    if n_groups < 2 or min((labels[rows] == 1).sum(), (labels[rows] == 0).sum()) < MIN_PER_CLASS:
         return out
     for train, test in GroupKFold(n_splits=min(folds, n_groups)).split(rows, groups=groups[rows]):
         y = labels[rows[train]]
@@ -72,6 +76,11 @@ def combined_table(hyp: pd.DataFrame, config_columns: list[str]) -> pd.DataFrame
             if not len(sub):
                 continue
             y, items = sub["entailed"].astype(int), sub["item_id"].astype(str)
+            if sub["combined_p"].isna().all():
+                rows.append({**dict(zip(config_columns, keys)), "direction": DIRECTION_NAMES[d], "n_labelled": len(sub),
+                             "note": f"not fitted: {int((y == 0).sum())} unsupported and {int((y == 1).sum())} "
+                                     f"supported labelled sentences (at least {MIN_PER_CLASS} of each are needed)"})
+                continue
             vs_p = paired_auc_difference(y, sub["combined_p"], sub["estimate_p"], clusters=items)
             vs_overlap = paired_auc_difference(y, sub["combined_p"], sub["overlap"], clusters=items)
             rows.append({**dict(zip(config_columns, keys)), "direction": DIRECTION_NAMES[d],
