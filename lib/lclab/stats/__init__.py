@@ -141,7 +141,7 @@ def sign_flip_p(differences) -> float:
 
 
 def paired_effect(a, b, binary: bool = True) -> dict:
-    """Mean of a − b over items measured both ways, with a bootstrap 95 % CI over items and a p-value
+    """Mean of a − b over items measured both ways, with a bootstrap 95 % CI over items (BCa) and a p-value
     (exact McNemar for binary outcomes, a sign-flip permutation test otherwise). Items with a missing
     side are left out and counted."""
     import numpy as np
@@ -151,7 +151,14 @@ def paired_effect(a, b, binary: bool = True) -> dict:
     both = ~np.isnan(a) & ~np.isnan(b)
     a, b = a[both], b[both]
     diff = a - b
-    lo, hi = bootstrap_ci(np.mean, diff) if len(diff) else (math.nan, math.nan)
+    # The same interval as a comparison across runs draws for the same contrast (each item its own cluster:
+    # lclab.stats.clusters, BCa), so a notebook and notebook 08 never print two intervals for one number.
+    from .clusters import cluster_mean_ci
+
+    ci = cluster_mean_ci(diff, np.arange(len(diff))) if len(diff) else {"lo": math.nan, "hi": math.nan}
+    lo, hi = ci["lo"], ci["hi"]
+    if len(diff) == 1:
+        lo = hi = float(diff[0])
     p = mcnemar_exact(a.astype(bool), b.astype(bool)) if binary else sign_flip_p(diff)
     return {"n_pairs": int(len(diff)), "left_out": int((~both).sum()),
             "effect": float(diff.mean()) if len(diff) else math.nan, "effect_lo": lo, "effect_hi": hi,
