@@ -56,6 +56,7 @@ EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="07_rag_ifeval", plan=plan, rebuild_prompt=rebuild_prompt,
     comparable=("docs_path", "eval_path", "shuffle_context", "shuffle_seed", "refusal_message", "n_samples",
                 "badwords_path"),
-    series=Series(key=("id",), value="total", value_label="RAG-IFEval score (mean over samples)", split=("model",), binary=False, x_label="condition or measure",
+    series=Series(key=("id",), value="total", split=("model",), binary=False, x_label="condition or measure",
+                  value_label="RAG-IFEval score (mean over samples)",
                   prepare=with_total, cells=every_measure, cluster="id", unit="samples"),
     description="RAG-IFEval: rule-based scores of RAG answers in Polish (include, exclude, cite, refuse, safe)"))

@@ -34,7 +34,8 @@ EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, design=design,
     comparable=("tasks", "context_tokens", "depths", "n_samples", "seed", "corpus", "value_kinds", "qa_path",
                 "max_answer_tokens"),
-    series=Series(key=("sample_id",), value="score", value_label="score (share of the asked values found)", x="context_tokens", x_label="context length (tokens)",
+    series=Series(key=("sample_id",), value="score", x="context_tokens", x_label="context length (tokens)",
+                  value_label="score (share of the asked values found)",
                   binary=False, cluster="cluster", unit="haystacks"),
     description="Synthetic long-context tasks (RULER-style needles, variable tracking, word extraction, QA): "
                 "score by length and depth, scored by string match, no judge"))
