@@ -96,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"labelling: {err}", file=sys.stderr)
         return 2
     target = SECOND / f"{args.kind}.csv" if args.second else LABELS / f"{args.kind}.csv"
-    out = Path(args.out or (f"second_{args.kind}.csv" if args.second else Path(args.run_dir) / f"label_{args.kind}.csv"))
+    default = f"second_{args.kind}.csv" if args.second else Path(args.run_dir) / f"label_{args.kind}.csv"
+    out = Path(args.out or default)
     table.to_csv(out, index=False)
     print(f"{len(table)} items to label -> {out}; fill `label` (1/0), then append the rows to {target}")
     return 0

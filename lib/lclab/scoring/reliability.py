@@ -4,7 +4,8 @@
                "reference words in the answer", baseline_scores)
 
 Against the maintainer's labels (an AI coding agent, reading the source, blind to the judge; see
-data/judge_labels/README.md), and beside a second labelling pass where one exists (`labellers`): how many items are labelled, the base rate, raw
+data/judge_labels/README.md), and beside a second labelling pass where one exists (`labellers`): how many
+items are labelled, the base rate, raw
 agreement and Cohen's κ with a bootstrap 95 % CI, the ROC AUC of the judge's
 probability with its CI and its expected calibration error; and, labels or not,
 parse failures, verdicts that fell back to the sampled token, agreement with the
