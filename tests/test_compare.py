@@ -26,14 +26,17 @@ def plant(run: str, model: str, verdicts: list[bool], budget: int = 1500, qa_sha
     pd.DataFrame(rows).to_json(folder / "result_items.jsonl", orient="records", lines=True)
 
 
-def test_two_models_are_drawn_together_and_paired_by_item():
+def test_two_models_are_drawn_together_and_paired_by_qa_pair():
     plant("big", "local/qwen2.5-coder-1.5b", [True, True, True, False, True, True, False, True])
     plant("small", "local/qwen2.5-coder-0.5b", [False, False, True, False, False, True, False, False])
     result = compare_runs(["depth_sweep"], run_name="t")
     paired = result.tables["paired"].iloc[0]
     assert paired["series"] == "small | qwen2.5-coder-0.5b" and paired["vs"] == "big | qwen2.5-coder-1.5b"
-    assert paired["n_pairs"] == 8 and paired["effect"] == pytest.approx(-4 / 8)  # 4 discordant pairs, all one way
-    assert paired["p_value"] == pytest.approx(2 * 0.5 ** 4) and paired["test"] == "McNemar exact"
+    assert paired["n_pairs"] == 8 and paired["effect"] == pytest.approx(-4 / 8)
+    # 8 items in 4 QA pairs (the cluster is part of the item key): the test flips the signs of the 4 per-pair mean
+    # differences (-1, 0, -0.5, -0.5), 4 of 16 patterns as extreme; McNemar over the 8 items would say 0.125.
+    assert paired["n_clusters"] == 4 and paired["test"] == "cluster sign-flip permutation"
+    assert paired["p_value"] == pytest.approx(4 / 16)
     cells = result.summary.set_index(["series", "x"])
     assert cells.loc[("big | qwen2.5-coder-1.5b", 0), "value"] == pytest.approx(3 / 4)
     for suffix in (".png", ".pdf", ".svg"):

@@ -89,10 +89,12 @@ def test_the_depth_figure_shows_accuracy_by_length_and_the_effective_length(tmp_
     from lclab.depth_sweep import depth_figure
     from lclab.stats.effective_length import accuracy_by_length, effective_length_ci
 
+    # 10 QA pairs per length, the fewest from which the figure gives an effective length.
     items = pd.DataFrame([{"qa_id": f"q{i}", "context_tokens": n, "depth": d, "judge_correct": i < right}
-                          for n, right in ((1000, 4), (4000, 4), (8000, 2)) for d in (0, 100) for i in range(4)])
-    summary = pd.DataFrame([{"context_tokens": n, "depth": d, "judge_n": 4, "judge_acc": g.judge_correct.mean(),
-                             "judge_lo": 0.0, "judge_hi": 1.0} for (n, d), g in items.groupby(["context_tokens", "depth"])])
+                          for n, right in ((1000, 10), (4000, 10), (8000, 5)) for d in (0, 100) for i in range(10)])
+    summary = pd.DataFrame([{"context_tokens": n, "depth": d, "judge_n": 10, "judge_acc": g.judge_correct.mean(),
+                             "judge_lo": 0.0, "judge_hi": 1.0}
+                            for (n, d), g in items.groupby(["context_tokens", "depth"])])
     effective = effective_length_ci(items)
     fig = depth_figure(summary, "t", tmp_path / "f.png", by_length=accuracy_by_length(items), effective=effective)
     heatmap, lengths = fig.axes[0], next(ax for ax in fig.axes if ax.get_xscale() == "log")
@@ -100,3 +102,8 @@ def test_the_depth_figure_shows_accuracy_by_length_and_the_effective_length(tmp_
     assert effective["effective_length"] == 4000 and lengths.get_title().startswith("effective length 4,000 tokens")
     assert [line.get_xdata()[0] for line in lengths.get_lines() if line.get_color() == "tab:blue"] == [4000]
     assert (tmp_path / "f.png").exists()
+    few = items[items["qa_id"].isin([f"q{i}" for i in range(4)])]
+    fig = depth_figure(summary.assign(judge_n=4), "t", tmp_path / "g.png", by_length=accuracy_by_length(few),
+                       effective=effective_length_ci(few))
+    lengths = next(ax for ax in fig.axes if ax.get_xscale() == "log")
+    assert lengths.get_title() == "effective length: not estimated (4 QA pairs per length, 10 needed)"

@@ -97,7 +97,10 @@ def paired_table(series: dict[str, pd.DataFrame], experiment: str) -> pd.DataFra
     for name in names[1:]:
         other = series[name].drop_duplicates(key).set_index(key)
         shared = base.index.intersection(other.index)
-        clusters = base.loc[shared, spec.cluster] if spec.cluster in base else None
+        # The cluster is often part of the item key (qa_id in (qa_id, depth)), so it sits in the index, not the
+        # columns: missing it there tested 01's and 02's items as independent pairs.
+        clusters = (base.loc[shared, spec.cluster] if spec.cluster in base.columns else
+                    pd.Series(shared.get_level_values(spec.cluster), index=shared) if spec.cluster in key else None)
         if spec.label:
             r = paired_auc_difference(base.loc[shared, spec.label].astype(int), other.loc[shared, spec.value],
                                       base.loc[shared, spec.value], clusters=clusters)

@@ -44,6 +44,6 @@ EXPERIMENT_SPEC = register(Experiment(
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
                 "embedder", "chunk_tokens", "top_k", "max_answer_tokens"),
     series=Series(key=("qa_id", "noise_pct"), value="judge_correct", split=("method",), x="noise_pct",
-                  value_label="judge accuracy (share of answers judged correct)",
+                  value_label="judge accuracy",
                   x_label="noise level (% of distractors)", cluster="qa_id", unit="QA pairs"),
     description="Long context vs RAG over the same nested document sets"))

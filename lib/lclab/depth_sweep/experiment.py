@@ -42,6 +42,6 @@ EXPERIMENT_SPEC = register(Experiment(
     # The judge is the ruler, so it is shared too.
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "depths", "seed", "max_answer_tokens"),
     series=Series(key=("qa_id", "context_tokens", "depth"), value="judge_correct", x="depth",
-                  value_label="judge accuracy (share of answers judged correct)",
+                  value_label="judge accuracy",
                   x_label="depth of the answer document (%)", cluster="qa_id", unit="QA pairs"),
     description="Lost in the middle: judge accuracy against the depth of the answer document (and the length)"))

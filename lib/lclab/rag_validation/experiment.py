@@ -42,6 +42,6 @@ EXPERIMENT_SPEC = register(Experiment(
     comparable=("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path",
                 "n_multi", "max_k", "answer_k", "seed"),
     series=Series(key=("qa_id",), value="judge_correct", split=("set",), x="set", x_label="question set",
-                  value_label="judge accuracy (share of answers judged correct)",
+                  value_label="judge accuracy",
                   cluster="qa_id", unit="questions"),
     description="Retrieval recall and precision at k, and answers judged for relevance, faithfulness, correctness"))

@@ -69,7 +69,7 @@ def sign_flip_test(cluster_differences) -> float:
     from scipy.stats import permutation_test
 
     d = np.asarray(cluster_differences, dtype=float)
-    if len(d) == 0 or not np.any(d):
+    if len(d) < 2 or not np.any(d):  # one cluster: its two sign patterns are equally extreme, p = 1
         return 1.0
     n_resamples = 2 ** len(d) if len(d) <= EXACT_UP_TO else 20_000
     res = permutation_test((d,), np.mean, permutation_type="samples", alternative="two-sided",
@@ -83,8 +83,8 @@ def cluster_paired_effect(a, b, clusters, level: float = 0.95, seed: int = 0) ->
 
     Returns {"effect", "effect_lo", "effect_hi", "p_value", "n_pairs", "n_clusters"}.
     """
-    frame = pd.DataFrame({"a": pd.to_numeric(pd.Series(list(a)), errors="coerce"),
-                          "b": pd.to_numeric(pd.Series(list(b)), errors="coerce"),
+    frame = pd.DataFrame({"a": pd.to_numeric(pd.Series(list(a)), errors="coerce").astype(float),  # verdicts too
+                          "b": pd.to_numeric(pd.Series(list(b)), errors="coerce").astype(float),
                           "cluster": list(clusters)}).dropna()
     diff = frame["a"] - frame["b"]
     ci = cluster_mean_ci(diff.to_numpy(), frame["cluster"].to_numpy(), level, seed)
