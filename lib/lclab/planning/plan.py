@@ -137,7 +137,7 @@ def cost_for(model: str, prompt_tokens: float, completion_tokens: float) -> floa
     """Estimated cost from params/prices.yaml (USD per million tokens); NaN for a model without a price."""
     path = PARAMS / "prices.yaml"
     prices = (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
-    price = prices.get(model)
+    price = prices.get(model) or prices.get(model.split("@")[0])  # the whole spec, else its served name
     if not price:
         return 0.0 if model.startswith(("local/", "hf/")) else math.nan
     return (prompt_tokens * price["input"] + completion_tokens * price["output"]) / 1e6

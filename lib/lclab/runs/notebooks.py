@@ -159,9 +159,16 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     with pd.option_context("display.max_rows", 200, "display.width", 160, "display.max_colwidth", 40):
         print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "
               "cost: params/prices.yaml)")
-        print(table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}"))
+        print(shown_plan(table).to_string(index=False))
     for model in sorted({r["model"] for r in rows if str(r["model"]).startswith("local/")}):
         print(f"  seconds for {model}: {speed_factor(model)[1]}")
+    for model in sorted({r["model"] for r in rows if pd.isna(r["seconds"])}):
+        calls = sum(r["calls"] - r["cached"] for r in rows if r["model"] == model)
+        print(f"  seconds for {model}: not known before it runs (its server's hardware decides); the total "
+              f"leaves out its {calls} calls")
+    for model in sorted({r["model"] for r in rows if pd.isna(r["cost_usd"])}):
+        print(f"  cost for {model}: no price in params/prices.yaml (add the spec or its served name, e.g. "
+              f"0 for a server of your own)")
     designs = [line for nb, params in plans if (line := design_line(nb.stem, {
         name: literal(info["default"]) for name, info in declared_parameters(nb).items()} | params, target))]
     if designs:
@@ -169,6 +176,19 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         print("\n".join(f"  {line}" for line in designs))
     if line := still_to_fetch(local_models_needed(plans)):
         print(f"\n{line}")
+
+
+def shown_plan(table):
+    """The plan table as printed: unknown seconds or cost as "?", never NaN, and a total that says it is partial."""
+    import pandas as pd
+
+    out = table.astype({"seconds": object, "cost_usd": object})
+    for column in ("seconds", "cost_usd"):
+        known = [v for v in table[column].iloc[:-1] if not pd.isna(v)] if len(table) else []
+        out[column] = ["?" if pd.isna(v) else f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}" for v in table[column]]
+        if len(table) and len(known) < len(table) - 1:  # the total row sums the known stages only
+            out.loc[out.index[-1], column] = f"{sum(known):,.0f} + ?" if column == "seconds" else f"{sum(known):.2f} + ?"
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
