@@ -187,7 +187,8 @@ def shown_plan(table):
         known = [v for v in table[column].iloc[:-1] if not pd.isna(v)] if len(table) else []
         out[column] = ["?" if pd.isna(v) else f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}" for v in table[column]]
         if len(table) and len(known) < len(table) - 1:  # the total row sums the known stages only
-            out.loc[out.index[-1], column] = f"{sum(known):,.0f} + ?" if column == "seconds" else f"{sum(known):.2f} + ?"
+            partial = f"{sum(known):,.0f}" if column == "seconds" else f"{sum(known):.2f}"
+            out.loc[out.index[-1], column] = f"{partial} + ?"
     return out
 
 
