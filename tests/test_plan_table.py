@@ -2,8 +2,7 @@
 
 import math
 
-from lclab.planning.plan import cost_for, plan_table
-from lclab.runs.notebooks import shown_plan
+from lclab.planning.plan import cost_for, plan_table, shown_plan
 
 
 def test_unknown_seconds_and_cost_show_a_question_mark_and_a_partial_total():

@@ -220,3 +220,14 @@ def plan_table(rows: list[dict]) -> pd.DataFrame:
         table = pd.concat([table, pd.DataFrame([total])], ignore_index=True)
     return table.astype({c: int for c in ("calls", "cached", "prompt_tokens", "completion_tokens")})
 
+
+def shown_plan(table):
+    """The plan table as printed: unknown seconds or cost as "?", never NaN, and a total that says it is partial."""
+    out = table.astype({"seconds": object, "cost_usd": object})
+    for column in ("seconds", "cost_usd"):
+        known = [v for v in table[column].iloc[:-1] if not pd.isna(v)] if len(table) else []
+        out[column] = ["?" if pd.isna(v) else f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}" for v in table[column]]
+        if len(table) and len(known) < len(table) - 1:  # the total row sums the known stages only
+            partial = f"{sum(known):,.0f}" if column == "seconds" else f"{sum(known):.2f}"
+            out.loc[out.index[-1], column] = f"{partial} + ?"
+    return out

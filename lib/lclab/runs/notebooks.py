@@ -152,7 +152,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     import pandas as pd
 
     from ..planning.design import design_line
-    from ..planning.plan import plan_notebook, plan_table, speed_factor
+    from ..planning.plan import plan_notebook, plan_table, shown_plan, speed_factor
 
     rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, declared_parameters(nb))]
     table = plan_table(rows)
@@ -176,20 +176,6 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         print("\n".join(f"  {line}" for line in designs))
     if line := still_to_fetch(local_models_needed(plans)):
         print(f"\n{line}")
-
-
-def shown_plan(table):
-    """The plan table as printed: unknown seconds or cost as "?", never NaN, and a total that says it is partial."""
-    import pandas as pd
-
-    out = table.astype({"seconds": object, "cost_usd": object})
-    for column in ("seconds", "cost_usd"):
-        known = [v for v in table[column].iloc[:-1] if not pd.isna(v)] if len(table) else []
-        out[column] = ["?" if pd.isna(v) else f"{v:,.0f}" if abs(v) >= 10 else f"{v:.2f}" for v in table[column]]
-        if len(table) and len(known) < len(table) - 1:  # the total row sums the known stages only
-            partial = f"{sum(known):,.0f}" if column == "seconds" else f"{sum(known):.2f}"
-            out.loc[out.index[-1], column] = f"{partial} + ?"
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:

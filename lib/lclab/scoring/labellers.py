@@ -14,8 +14,7 @@ import math
 import pandas as pd
 
 from ..stats import kappa_with_ci
-from ..text.hand_tables import read_hand_table
-from .labels import LABELS, load_labels
+from .labels import LABELS, load_labels, read_label_file
 
 SECOND = LABELS / "second_labeller"
 
@@ -25,11 +24,7 @@ def second_labels(name: str) -> pd.Series | None:
     path = SECOND / f"{name}.csv"
     if not path.exists():
         return None
-    table = read_hand_table(path, ("key", "label"), "second labeller's file")
-    bad = [f"row {i + 2}" for i, v in enumerate(table["label"]) if v.strip() not in ("0", "1")]
-    if bad:
-        raise ValueError(f"{path}: label must be 0 or 1 ({', '.join(bad[:10])})")
-    return table.drop_duplicates("key").set_index("key")["label"].astype(int)
+    return read_label_file(path, "second labeller's file")
 
 
 def labeller_agreement(name: str, keys=None) -> dict:

@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..runs.folders import ItemLog
+from ..text.hand_tables import read_hand_table
 from .labellers import SECOND, labeller_agreement, second_labels
 from .labels import LABELS, label_key, load_labels
 
@@ -65,7 +66,7 @@ def second_sheet(kind: str) -> pd.DataFrame:
     """The texts of data/judge_labels/<kind>.csv the second labeller has not labelled, without the first labels."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
-    texts = pd.read_csv(LABELS / f"{kind}.csv", dtype=str, keep_default_na=False)
+    texts = read_hand_table(LABELS / f"{kind}.csv", ("key", *KINDS[kind]), "judge label file")
     done = second_labels(kind)
     if done is not None:
         texts = texts[~texts["key"].isin(done.index)]

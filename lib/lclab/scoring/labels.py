@@ -20,16 +20,21 @@ def label_key(*texts: str) -> str:
     return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
 
 
-def load_labels(name: str) -> pd.Series:
-    """data/judge_labels/<name>.csv as {key: 0/1}; a label other than 0 or 1 is an error naming its row."""
-    path = LABELS / f"{name}.csv"
-    table = read_hand_table(path, ("key", "label"), "judge label file")
+def read_label_file(path, what: str = "judge label file") -> pd.Series:
+    """A label file (key, label, ...) as {key: 0/1}; a label other than 0 or 1, or a key labelled twice, is an
+    error naming its rows."""
+    table = read_hand_table(path, ("key", "label"), what)
     bad = [f"row {i + 2}" for i, v in enumerate(table["label"]) if v.strip() not in ("0", "1")]
     if bad:
         raise ValueError(f"{path}: label must be 0 or 1 ({', '.join(bad[:10])})")
     if table["key"].duplicated().any():
         raise ValueError(f"{path}: a key is labelled twice: {sorted(set(table.loc[table['key'].duplicated(), 'key']))}")
     return table.set_index("key")["label"].astype(int)
+
+
+def load_labels(name: str) -> pd.Series:
+    """data/judge_labels/<name>.csv as {key: 0/1} (`read_label_file`)."""
+    return read_label_file(LABELS / f"{name}.csv")
 
 
 def labels_for(keys: pd.Series, name: str) -> pd.Series:
