@@ -33,10 +33,14 @@ def test_two_models_are_drawn_together_and_paired_by_qa_pair():
     paired = result.tables["paired"].iloc[0]
     assert paired["series"] == "small | qwen2.5-coder-0.5b" and paired["vs"] == "big | qwen2.5-coder-1.5b"
     assert paired["n_pairs"] == 8 and paired["effect"] == pytest.approx(-4 / 8)
-    # 8 items in 4 QA pairs (the cluster is part of the item key): the test flips the signs of the 4 per-pair mean
-    # differences (-1, 0, -0.5, -0.5), 4 of 16 patterns as extreme; McNemar over the 8 items would say 0.125.
-    assert paired["n_clusters"] == 4 and paired["test"] == "cluster sign-flip permutation"
-    assert paired["p_value"] == pytest.approx(4 / 16)
+    # 8 items in 4 QA pairs (the cluster is part of the item key): the t test of the 4 per-pair mean differences
+    # (-1, 0, -0.5, -0.5) with 3 df; as 8 independent pairs it would have 7 df and a smaller p.
+    from scipy.stats import ttest_1samp
+
+    per_pair = ttest_1samp([-1, 0, -0.5, -0.5], 0.0)
+    assert paired["n_clusters"] == 4 and paired["test"] == "cluster t (cluster-robust SE)"
+    assert paired["p_value"] == pytest.approx(per_pair.pvalue)
+    assert (paired["effect_lo"], paired["effect_hi"]) == pytest.approx(tuple(per_pair.confidence_interval()))
     cells = result.summary.set_index(["series", "x"])
     assert cells.loc[("big | qwen2.5-coder-1.5b", 0), "value"] == pytest.approx(3 / 4)
     for suffix in (".png", ".pdf", ".svg"):

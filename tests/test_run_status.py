@@ -5,6 +5,7 @@ import json
 import time
 
 import pandas as pd
+import pytest
 from lclab import paths
 from lclab.runs.notebooks import failed_runs_since
 from lclab.runs.runner import Run, Step
@@ -39,3 +40,34 @@ def test_the_status_counts_failed_items_and_keeps_the_first_error():
     lines = failed_runs_since(started)
     assert len(lines) == 2 and lines[0].startswith("run status_check/none failed: 2 of 2 items failed")
     assert "the first: answer: ConnectionError" in lines[1] and "some partial: 1 of 3" in lines[1]
+
+
+def test_a_bug_in_the_lab_stops_the_run_with_its_traceback_and_keeps_the_finished_rows():
+    from lclab.models.errors import FatalError
+
+    def step(item, row):
+        if item == 2:
+            return {}["judge_correct"]  # a lab bug: KeyError, not the item's doing
+        if item == 1:
+            raise FatalError("HTTP 400 from http://127.0.0.1:9/v1: bad request")  # the item's doing
+        return {"ok": True}
+
+    with pytest.raises(KeyError, match="judge_correct"):
+        with Run("status_check", "bug") as run:
+            run.trials([0, 1, 2, 3], key=lambda t: (str(t),), describe=lambda t: {"n": t},
+                       steps=[Step("answer", step)])
+    rows = pd.read_json(paths.RESULTS / "status_check" / "bug" / "items.jsonl", lines=True)
+    assert rows["n"].tolist() == [0, 1]  # finished before the bug: kept, the model-caused failure with its reason
+    assert rows["error"].tolist()[1].startswith("answer: FatalError: HTTP 400")
+    assert manifest("bug")["status"] == "failed"
+
+
+@pytest.mark.parametrize("bug", [TypeError("unsupported operand"), AttributeError("no attribute 'text'")])
+def test_a_bug_in_a_later_step_with_workers_stops_the_run(bug):
+    def judge(item, row):
+        raise bug
+
+    with pytest.raises(type(bug)):
+        with Run("status_check", f"bug-{type(bug).__name__}") as run:
+            run.trials([0, 1, 2], key=lambda t: (str(t),), describe=lambda t: {"n": t},
+                       steps=[Step("answer", lambda t, row: {"ok": True}), Step("judge", judge, 2)])

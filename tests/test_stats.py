@@ -44,8 +44,13 @@ def test_exact_mcnemar_and_the_paired_binary_effect():
     b = [0, 0, 0, 0, 0, 0, 0, 0]
     assert mcnemar_exact(a, b) == pytest.approx(2 * 0.5 ** 5)  # 5 discordant pairs, all one way
     effect = paired_effect(a, b)
-    assert effect["effect"] == pytest.approx(5 / 8) and effect["p_value"] == pytest.approx(0.0625)
-    assert effect["n_pairs"] == 8 and effect["effect_lo"] <= 5 / 8 <= effect["effect_hi"]
+    # Each item its own cluster: the cluster-robust t is the textbook paired t test, interval and p alike.
+    from scipy.stats import ttest_1samp
+
+    textbook = ttest_1samp([x - y for x, y in zip(a, b)], 0.0)
+    assert effect["effect"] == pytest.approx(5 / 8) and effect["p_value"] == pytest.approx(textbook.pvalue)
+    low, high = textbook.confidence_interval()
+    assert effect["n_pairs"] == 8 and (effect["effect_lo"], effect["effect_hi"]) == pytest.approx((low, high))
     assert mcnemar_exact([1, 0], [1, 0]) == 1.0
     with_gap = paired_effect([1, None, 0], [0, 1, 0])
     assert with_gap["n_pairs"] == 2 and with_gap["left_out"] == 1 and with_gap["effect"] == pytest.approx(0.5)
@@ -54,8 +59,13 @@ def test_exact_mcnemar_and_the_paired_binary_effect():
 def test_sign_flip_permutation_test_and_a_constant_difference():
     assert sign_flip_p([1, 1, 1, 1]) == pytest.approx(2 / 16)  # 16 sign patterns, the two extremes
     assert sign_flip_p([0, 0, 0]) == 1.0
+    # Three items all differing by 0.25: no spread to estimate, and a sign-flip over 3 can do no better than
+    # p = 2/8, so there is no interval to give (not a zero-width one).
     effect = paired_effect([0.5, 0.5, 0.5], [0.25, 0.25, 0.25], binary=False)
-    assert (effect["effect"], effect["effect_lo"], effect["effect_hi"]) == (0.25, 0.25, 0.25)
+    assert effect["effect"] == 0.25 and effect["p_value"] == pytest.approx(2 / 8)
+    assert math.isnan(effect["effect_lo"]) and math.isnan(effect["effect_hi"])
+    six = paired_effect([1] * 6, [0] * 6)  # six: p = 2/64 rejects, and the interval is the one value
+    assert (six["effect_lo"], six["effect_hi"], six["p_value"]) == (1.0, 1.0, pytest.approx(2 / 64))
 
 
 def test_pairs_needed_for_a_ten_point_effect():

@@ -112,10 +112,10 @@ def paired_table(series: dict[str, pd.DataFrame], experiment: str) -> pd.DataFra
         a, b = other.loc[shared, spec.value].tolist(), base.loc[shared, spec.value].tolist()
         if clusters is not None and clusters.nunique() < len(shared):  # items nested in clusters
             r = cluster_paired_effect(a, b, clusters.tolist())
-            test = "cluster sign-flip permutation"
+            test = "cluster t (cluster-robust SE)"
         else:
             r = paired_effect(a, b, binary=spec.binary) | {"n_clusters": len(shared)}
-            test = "McNemar exact" if spec.binary else "sign-flip permutation"
+            test = "paired t"
         rows.append({"series": name, "vs": names[0], "unit": spec.unit,
                      **{k: r[k] for k in ("n_pairs", "n_clusters", "effect", "effect_lo", "effect_hi", "p_value")},
                      "test": test})

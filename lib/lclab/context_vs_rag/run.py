@@ -120,7 +120,7 @@ def summarize(items: pd.DataFrame) -> pd.DataFrame:
 
 
 def method_effects(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """Long context minus RAG per noise level, paired by QA pair (McNemar exact), and the power line from
+    """Long context minus RAG per noise level, paired by QA pair (paired t), and the power line from
     the per-pair differences of every level."""
     rows, differences = [], []
     for level, part in items.groupby("noise_pct") if "judge_correct" in items else []:

@@ -1,5 +1,5 @@
 """The depth effect a paper would quote, paired by QA pair: each depth minus the first, and the edges minus
-the middle, with bootstrap CIs, exact tests and a power line."""
+the middle, with paired t intervals and tests and a power line."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ VALUE = "judge_correct"
 
 
 def depth_effects(items: pd.DataFrame) -> pd.DataFrame:
-    """Per context length: every depth minus the shallowest (McNemar exact), and the mean of the two edge
-    depths minus the mean of the middle ones (sign-flip permutation), each over the QA pairs judged at both."""
+    """Per context length: every depth minus the shallowest, and the mean of the two edge depths minus the mean
+    of the middle ones, each over the QA pairs judged at both (paired t, `lclab.stats.paired_effect`)."""
     rows = []
     if VALUE not in items:
         return pd.DataFrame()

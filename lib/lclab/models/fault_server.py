@@ -28,12 +28,15 @@ Fault = int | dict
 
 class FaultServer:
     def __init__(self, faults: list[Fault] | None = None, delay: float = 0.0,
-                 reply: str | Callable[[dict], str] = "ok"):
+                 reply: str | Callable[[dict], str] = "ok", always: Fault | None = None):
         self.faults = deque(faults or [])
+        self.always = always  # the fault every request gets once `faults` is used up (None: valid replies)
         self.delay = delay  # seconds added to every request
         self.reply = reply  # content of every successful reply, or a function of the request body
         self.requests: list[dict] = []
         self.paths: list[str] = []  # /v1/chat/completions or /v1/completions, per request
+        self.headers: list[dict] = []  # each request's headers (Authorization among them), per request
+        self.queries: list[str] = []  # each request's query string, per request
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
@@ -51,11 +54,13 @@ class FaultServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def _next_fault(self, body: dict, path: str) -> Fault | None:
+    def _next_fault(self, body: dict, path: str, headers: dict, query: str) -> Fault | None:
         with self._lock:
             self.requests.append(body)
             self.paths.append(path)
-            return self.faults.popleft() if self.faults else None
+            self.headers.append(headers)
+            self.queries.append(query)
+            return self.faults.popleft() if self.faults else self.always
 
     def _completion(self, body: dict, path: str) -> dict:
         content = self.reply(body) if callable(self.reply) else self.reply
@@ -94,10 +99,10 @@ class FaultServer:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                path = self.path.split("?")[0]  # a query string (an api-version) is not part of the route
+                path, _, query = self.path.partition("?")  # a query string (an api-version) is not the route
                 if not path.endswith(("/chat/completions", "/completions")):
                     return self._send(404, b'{"error": "not found"}')  # no tokenize routes: counted by tiktoken
-                fault = server._next_fault(body, path)
+                fault = server._next_fault(body, path, dict(self.headers), query)
                 if server.delay:
                     time.sleep(server.delay)
                 if isinstance(fault, int):
@@ -124,7 +129,7 @@ if __name__ == "__main__":
     # compete with the client for one interpreter): prints the base URL, then serves.
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m lclab.fault_server")
+    parser = argparse.ArgumentParser(prog="python -m lclab.models.fault_server")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds added to every request")
     args = parser.parse_args()
     with FaultServer(delay=args.delay) as server:

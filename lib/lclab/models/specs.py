@@ -61,8 +61,8 @@ class ModelSpec:
         return ",".join(public_url(u) for u in self.base_urls())
 
 
-# Query parameters whose value is a credential (Azure's api-key, a signed URL's sig, a token...).
-_SECRET_NAME = re.compile(r"key|token|secret|pass|sig|auth|credential|session", re.IGNORECASE)
+# Every query value is hidden, not only those under credential-looking names: Azure Functions' `code=`, `pwd=`,
+# `jwt=` are keys too, and no list of names is ever complete. The names stay (they say what was configured).
 HIDDEN = "REDACTED"
 # redacted spec -> the spec as given, handed from ./run_all.sh to the notebooks' kernels through the environment,
 # so that a notebook's parameters (which papermill writes into the executed copy) never hold a credential.
@@ -76,10 +76,10 @@ def _host_port(parts) -> str:
 
 
 def redact_url(url: str) -> str:
-    """The URL with its user:password part dropped and credential-looking query values replaced by REDACTED."""
+    """The URL with its user:password part dropped and every query value replaced by REDACTED."""
     parts = urlsplit(url)
     netloc = _host_port(parts)
-    query = [(k, HIDDEN if _SECRET_NAME.search(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    query = [(k, HIDDEN) for k, _ in parse_qsl(parts.query, keep_blank_values=True)]
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe=HIDDEN), parts.fragment))
 
 
@@ -105,7 +105,30 @@ def hide_credentials(spec: str) -> str:
 
 
 def _with_credentials(spec: str) -> str:
-    return json.loads(os.environ.get(SECRETS_ENV) or "{}").get(spec, spec)
+    """The spec as given for a redacted one: looked up whole, else URL by URL (a model config's `api_base` is
+    hidden on its own, then joined into a spec by `models.configs`)."""
+    known = json.loads(os.environ.get(SECRETS_ENV) or "{}")
+    if spec in known:
+        return known[spec]
+    head, at, urls = spec.partition("@")
+    if not at:
+        return spec
+    return head + at + ",".join(known.get(u.strip(), u.strip()) for u in urls.split(","))
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\",]+")
+
+
+def scrub(text: str) -> str:
+    """A message with every URL in it redacted (`redact_url`): for errors that quote a value as given."""
+
+    def one(match: re.Match) -> str:
+        try:
+            return redact_url(match.group(0))
+        except ValueError:  # not a URL that parses (a bad port...): hide everything after the scheme
+            return match.group(0).split("://")[0] + "://" + HIDDEN
+
+    return _URL.sub(one, text)
 
 
 def public_url(url: str) -> str:
@@ -131,6 +154,10 @@ def parse_spec(spec: str) -> ModelSpec:
     if prefix == "hf":
         path, _, query = rest.partition("?")
         return ModelSpec(spec, "hf", path, options=tuple(sorted(parse_qsl(query, strict_parsing=bool(query)))))
+    scheme = re.search(r"@([A-Za-z][A-Za-z0-9+.-]*)://", rest)
+    if prefix == "openai" and scheme and scheme.group(1).lower() not in ("http", "https"):
+        raise ValueError(f"model spec {scrub(spec)!r}: the endpoint must be an http(s):// URL, "
+                         f"not {scheme.group(1)}://")
     if prefix == "openai" and "@http" in rest:
         # An endpoint named by URL (a model config's api_base). API_KEY is the
         # variable RAG-IFEval's runners read; OPENAI_API_KEY the usual one. A spec recorded without its

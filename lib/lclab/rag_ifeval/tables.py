@@ -71,7 +71,7 @@ def format_summary(table: pd.DataFrame) -> str:
 
 def models_paired(rows: list[dict]) -> tuple[pd.DataFrame, str]:
     """Each model against the first, paired by sample: the difference in each sample's total score (the mean of
-    its pooled condition scores), with a bootstrap 95 % CI and a sign-flip permutation test; and the power line."""
+    its pooled condition scores), with a paired t 95 % CI and test; and the power line."""
     totals = {}
     for r in rows:
         if not _failed(r):

@@ -9,6 +9,7 @@ import os
 import socket
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Iterable
 
@@ -37,14 +38,39 @@ def fingerprint(*parts) -> str:
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:12]
 
 
-def _ends_unfinished(path: Path) -> bool:
-    """Whether a text file is non-empty and does not end with a newline."""
-    with open(path, "rb") as fh:
+def repair_tail(path: Path) -> str | None:
+    """Cut a last line left without its newline (a kill or a full disk mid-write) off a JSONL file, into
+    `<file>.damaged` beside it, so that the file stays readable line by line (`pd.read_json(lines=True)`) and the
+    next row starts a line of its own. Returns what was done, for the reader, or None when the file was whole."""
+    if not path.exists():
+        return None
+    with open(path, "rb+") as fh:
         fh.seek(0, os.SEEK_END)
-        if fh.tell() == 0:
-            return False
+        size = fh.tell()
+        if size == 0:
+            return None
         fh.seek(-1, os.SEEK_END)
-        return fh.read(1) != b"\n"
+        if fh.read(1) == b"\n":
+            return None
+        # Read back block by block to the last newline: the fragment is at most one row long.
+        start = size
+        while start > 0:
+            step = min(65536, start)
+            fh.seek(start - step)
+            block = fh.read(step)
+            cut = block.rfind(b"\n")
+            if cut >= 0:
+                start = start - step + cut + 1
+                break
+            start -= step
+        fh.seek(start)
+        fragment = fh.read()
+        damaged = path.with_name(path.name + ".damaged")
+        with open(damaged, "ab") as out:
+            out.write(fragment + b"\n")
+        fh.truncate(start)
+    return (f"{path.name}: its last line was cut short ({len(fragment)} bytes, from an interrupted write); "
+            f"moved to {damaged.name}, and its item is redone")
 
 
 class ItemLog:
@@ -91,11 +117,10 @@ class ItemLog:
             return
         with self._lock, open(self.path, "a", encoding="utf-8") as fh:
             if not self._tail_checked:
-                # A last line cut without its newline (a kill or a full disk mid-write) would swallow this row:
-                # end it first, so it stays one unreadable line and this row a whole one.
+                # A last line cut without its newline would swallow this row and break every reader of the log.
                 self._tail_checked = True
-                if _ends_unfinished(self.path):
-                    fh.write("\n")
+                if said := repair_tail(self.path):
+                    warnings.warn(said, stacklevel=2)
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             fh.flush()
 

@@ -24,6 +24,7 @@ import yaml
 from .. import paths
 from ..models.cache import check_writable
 from ..models.errors import CacheError
+from ..models.specs import scrub
 from ..paths import PARAMS, REPO
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
@@ -209,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.models_needed:
             check_writable(paths.llm_cache_dir())
     except (ParameterError, FileNotFoundError, yaml.YAMLError, CacheError) as err:
-        print(f"run_all.sh: {err}", file=sys.stderr)
+        print(f"run_all.sh: {scrub(str(err))}", file=sys.stderr)  # a quoted spec may hold a password
         return 2
     if args.models_needed:
         print(" ".join(local_models_needed(plans)))
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plan:
         print_plan(plans, Path(args.profile).stem, args.target)
         return 0
-    timings, failed = [], []
+    timings, failed, with_copy = [], [], []
     # Executed copies go beside the profile's, not over them: a --model run is a run of its own.
     executed = executed_dir(args.profile, args.model)
     for nb, params in plans:
@@ -247,11 +248,13 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if working.exists():
                 os.replace(working, output)
+                with_copy.append(nb.name)
             print(f"!! {nb.name} failed: {kind}: {str(message)[:2000]} (traceback in {output})", file=sys.stderr)
             continue
         os.replace(working, output)
         if problems := failed_runs_since(started):
             failed.append(nb.name)
+            with_copy.append(nb.name)
             print("\n".join(f"!! {nb.name}: {line}" for line in problems), file=sys.stderr)
         timings.append((nb.name, seconds))
         print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
@@ -264,8 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     summary.write_text("".join(f"{name}\t{sec}\n" for name, sec in sorted(earlier.items())))
     print("\n".join(f"{name:40s} {sec:8.0f} s" for name, sec in timings))
     if failed:
-        print(f"failed: {', '.join(failed)} (executed copies with the error are in results/notebooks/)",
-              file=sys.stderr)
+        where = f" (executed copies of {', '.join(with_copy)} are in {executed})" if with_copy else ""
+        print(f"failed: {', '.join(failed)}{where}", file=sys.stderr)
         return 1
     return 0
 

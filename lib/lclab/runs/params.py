@@ -154,7 +154,17 @@ def _check_one(value, rule: str, model) -> str | None:
 
 
 def check(notebook: str, name: str, value, default, help_text: str, model=None) -> None:
-    """Raise ParameterError (one line) when `value` is not allowed for this parameter."""
+    """Raise ParameterError (one line) when `value` is not allowed for this parameter. The line quotes the value
+    with every URL redacted: a refused model spec may hold a password or a key, and the line goes to stderr."""
+    from ..models.specs import scrub
+
+    try:
+        _check(notebook, name, value, default, help_text, model)
+    except ParameterError as err:
+        raise ParameterError(scrub(str(err))) from None
+
+
+def _check(notebook: str, name: str, value, default, help_text: str, model=None) -> None:
     rule = rule_of(help_text)
     where = f"{notebook}: parameter {name} = {value!r}"
     if isinstance(default, list):

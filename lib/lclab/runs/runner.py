@@ -51,6 +51,7 @@ import pandas as pd
 from .. import paths
 from ..models import ACCOUNTING
 from ..models.cache import check_writable
+from ..models.errors import LLMError
 from ..paths import llm_cache_dir
 from . import manifest
 from .folders import ItemLog, RunLock, log_accounting, run_dir, write_atomic
@@ -60,13 +61,21 @@ from .samples import write_samples
 
 T = TypeVar("T")
 
+# What one item can cause, and so what fails only that item's row: a model call's errors (the gateway's, after
+# its retries: statuses, timeouts, replies that do not parse, a prompt over the window), a value the item's data
+# or reply makes impossible (ValueError: a context budget its passage does not fit, a verdict that does not
+# parse), a connection or a timeout outside the gateway (an embedding or vector-store server). Anything else
+# (TypeError, KeyError, AttributeError, ...) is a bug in the lab: it stops the run with its traceback, and the
+# rows finished before it are kept.
+ITEM_ERRORS: tuple[type[BaseException], ...] = (LLMError, ValueError, ConnectionError, TimeoutError)
+
 
 @dataclass(frozen=True)
 class Step(Generic[T]):
     """One stage of a trial: `fn(trial, row)` returns the columns it adds (a dict).
 
     A step that cannot score a trial may return {"error": "..."}; a step that
-    raises fails its trial. Either way the row is written with its reason and
+    raises one of `ITEM_ERRORS` fails its trial (any other exception is a bug and stops the run). Either way the row is written with its reason and
     the later steps skip it. Columns whose names start with "_" (a prompt, the
     retrieved hits) pass to the later steps and are not written.
     """
@@ -263,14 +272,16 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
                 rows[i].update(step.fn(pending[i], rows[i]) or {})
             except stop_on:
                 raise
-            except Exception as err:  # noqa: BLE001  (recorded in the row, never scored)
+            except ITEM_ERRORS as err:  # recorded in the row, never scored; anything else is a bug and stops
                 rows[i]["error"] = f"{step.name}: {type(err).__name__}: {err}"
             if last or rows[i]["error"]:
                 log.append({k: v for k, v in rows[i].items() if not k.startswith("_")})
                 return False
             return True
 
-        outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=stop_on)
+        # Whatever escapes `work` is not the item's doing: it stops the run (with its traceback) instead of
+        # becoming an Outcome's error, which would drop the row without a word.
+        outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
         alive = [o.item for o in outcomes if o.value]
     return log.latest(key(t) for t in trials), len(trials) - len(pending)
 

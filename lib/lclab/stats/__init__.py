@@ -141,28 +141,23 @@ def sign_flip_p(differences) -> float:
 
 
 def paired_effect(a, b, binary: bool = True) -> dict:
-    """Mean of a − b over items measured both ways, with a bootstrap 95 % CI over items (BCa) and a p-value
-    (exact McNemar for binary outcomes, a sign-flip permutation test otherwise). Items with a missing
-    side are left out and counted."""
+    """Mean of a − b over items measured both ways, each item its own cluster: the t interval and t test of
+    `clusters.cluster_paired_effect` (the same numbers notebook 08 prints for the same contrast). Items with a
+    missing side are left out and counted. `binary` is kept for the callers' labels; yes/no outcomes and scores
+    are tested alike (a paired t on 0/1 differences is McNemar's test without its continuity correction)."""
     import numpy as np
+
+    from .clusters import cluster_paired_effect
 
     a = np.asarray([math.nan if v is None else v for v in a], dtype=float)
     b = np.asarray([math.nan if v is None else v for v in b], dtype=float)
     both = ~np.isnan(a) & ~np.isnan(b)
-    a, b = a[both], b[both]
-    diff = a - b
-    # The same interval as a comparison across runs draws for the same contrast (each item its own cluster:
-    # lclab.stats.clusters, BCa), so a notebook and notebook 08 never print two intervals for one number.
-    from .clusters import cluster_mean_ci
-
-    ci = cluster_mean_ci(diff, np.arange(len(diff))) if len(diff) else {"lo": math.nan, "hi": math.nan}
-    lo, hi = ci["lo"], ci["hi"]
-    if len(diff) == 1:
-        lo = hi = float(diff[0])
-    p = mcnemar_exact(a.astype(bool), b.astype(bool)) if binary else sign_flip_p(diff)
-    return {"n_pairs": int(len(diff)), "left_out": int((~both).sum()),
-            "effect": float(diff.mean()) if len(diff) else math.nan, "effect_lo": lo, "effect_hi": hi,
-            "p_value": p if len(diff) else math.nan, "sd_diff": float(diff.std(ddof=1)) if len(diff) > 1 else math.nan}
+    diff = a[both] - b[both]
+    r = cluster_paired_effect(a[both], b[both], np.arange(len(diff)))
+    lo, hi = (float(diff[0]), float(diff[0])) if len(diff) == 1 else (r["effect_lo"], r["effect_hi"])
+    return {"n_pairs": int(len(diff)), "left_out": int((~both).sum()), "effect": r["effect"],
+            "effect_lo": lo, "effect_hi": hi, "p_value": r["p_value"],
+            "sd_diff": float(diff.std(ddof=1)) if len(diff) > 1 else math.nan}
 
 
 def pairs_needed(sd_diff: float, effect: float = 0.10, power: float = 0.80, alpha: float = 0.05) -> float:

@@ -4,10 +4,12 @@ Items that share a QA pair are not independent: the 5 depths of one pair succeed
 often than 5 pairs do. Resampling or testing items as if they were independent makes every interval too
 narrow (tests/test_cluster_stats.py measures by simulation how much). Here
 
-    cluster_mean_ci(values, clusters)           the item mean with a cluster bootstrap CI (scipy, BCa)
-    cluster_paired_effect(a, b, clusters)       mean difference a - b over items, CI by cluster bootstrap,
-                                                p by an exact sign-flip permutation of the per-cluster
-                                                mean differences (scipy.stats.permutation_test)
+    cluster_mean_ci(values, clusters)           the item mean with a t interval on its cluster-robust
+                                                standard error (k - 1 df), within the values' range
+    cluster_paired_effect(a, b, clusters)       mean difference a - b over items, with a t interval and t test
+                                                on its cluster-robust standard error (k - 1 df): the interval
+                                                that holds its level at 8 clusters, and a p-value that agrees
+                                                with it
     depth_length_gee(items, ...)                a logistic GEE of correctness on depth and log2 length with
                                                 the QA pair as cluster (statsmodels): each effect in one line
 
@@ -21,46 +23,47 @@ import math
 import numpy as np
 import pandas as pd
 
-N_RESAMPLES = 4999  # cluster bootstraps: enough for a stable 95 % interval, seconds at most
 EXACT_UP_TO = 16  # sign-flip tests enumerate all 2**k sign patterns up to this many clusters
 
 
 def _by_cluster(values, clusters) -> pd.DataFrame:
     frame = pd.DataFrame({"value": values, "cluster": clusters}).dropna()
     # Sums rounded to 12 decimals: a value read back from a file one unit in the last place off (pandas'
-    # default JSON float parser) must not move a bootstrap bound, as ties between resamples otherwise can.
+    # default JSON float parser) must not move an interval bound.
     return frame.groupby("cluster", sort=True)["value"].agg(["sum", "count"]).round({"sum": 12})
 
 
+def _cluster_t(cells: pd.DataFrame, level: float) -> tuple[float, float, float]:
+    """(mean, cluster-robust standard error, t quantile at k - 1 df) of the item mean of per-cluster sums and
+    counts. The variance is the sandwich one with the small-sample factor k / (k - 1); with equal cluster sizes
+    the interval is the t interval of the cluster means."""
+    from scipy import stats
+
+    k, n = len(cells), float(cells["count"].sum())
+    mean = float(cells["sum"].sum() / n)
+    residuals = cells["sum"] - mean * cells["count"]
+    se = math.sqrt(k / (k - 1) * float((residuals ** 2).sum())) / n
+    return mean, se, float(stats.t.ppf(0.5 + level / 2, k - 1))
+
+
 def cluster_mean_ci(values, clusters, level: float = 0.95, seed: int = 0) -> dict:
-    """The mean of item values with a bootstrap CI that resamples whole clusters.
+    """The mean of item values with a t interval on its cluster-robust standard error (k - 1 df), kept within
+    the range of the values (a rate stays within 0 and 1).
 
-    The statistic is the ratio of summed values to summed counts over the resampled clusters (each item
-    weighs the same, as in the point estimate). BCa where it can be computed, percentile otherwise.
-    Returns {"mean", "lo", "hi", "n_items", "n_clusters"}.
+    Why not the cluster bootstrap: with 8 clusters its BCa interval of a yes/no rate covered the truth in 92 %
+    of simulated runs, the t interval in about 95 % (tests/test_cluster_stats.py keeps that measured). `seed`
+    is kept for callers; nothing is drawn. Returns {"mean", "lo", "hi", "n_items", "n_clusters"}.
     """
-    from scipy.stats import bootstrap
-
     cells = _by_cluster(values, clusters)
     k, n = len(cells), int(cells["count"].sum())
     mean = float(cells["sum"].sum() / n) if n else math.nan
     out = {"mean": mean, "lo": math.nan, "hi": math.nan, "n_items": n, "n_clusters": k}
     if k < 2:
         return out
-    if cells["sum"].div(cells["count"]).nunique() == 1:  # every cluster the same: no spread to resample
-        return out | {"lo": mean, "hi": mean}
-
-    def ratio(sums, counts, axis=-1):
-        return sums.sum(axis=axis) / counts.sum(axis=axis)
-
-    data = (cells["sum"].to_numpy(float), cells["count"].to_numpy(float))
-    for method in ("BCa", "percentile"):
-        res = bootstrap(data, ratio, paired=True, vectorized=True, n_resamples=N_RESAMPLES, confidence_level=level,
-                        method=method, random_state=np.random.default_rng(seed))
-        lo, hi = res.confidence_interval
-        if np.isfinite(lo) and np.isfinite(hi):
-            return out | {"lo": float(lo), "hi": float(hi)}
-    return out
+    mean, se, t = _cluster_t(cells, level)
+    numbers = pd.to_numeric(pd.Series(list(values)), errors="coerce").dropna()
+    low, high = float(numbers.min()), float(numbers.max())
+    return out | {"lo": max(low, mean - t * se), "hi": min(high, mean + t * se)}
 
 
 def sign_flip_test(cluster_differences) -> float:
@@ -78,20 +81,39 @@ def sign_flip_test(cluster_differences) -> float:
 
 
 def cluster_paired_effect(a, b, clusters, level: float = 0.95, seed: int = 0) -> dict:
-    """The paired difference a - b over items, with its independent unit the cluster: the CI resamples
-    clusters, the p-value flips the signs of per-cluster mean differences. a and b are aligned item by item.
+    """The paired difference a - b over items, with its independent unit the cluster. a and b are aligned item
+    by item.
+
+    The interval is a t interval (k - 1 degrees of freedom) on the cluster-robust standard error of the item
+    mean of the differences; with equal cluster sizes it is the t interval of the per-cluster mean differences.
+    The p-value is the same t test, so the verdict an interval gives (it holds 0 or not) and the p-value never
+    disagree. Why not the cluster bootstrap: at the lab's sizes (8-14 clusters) its percentile and BCa intervals
+    of a paired difference covered 0 in 92 % of simulated null comparisons, the t interval in 94-96 %
+    (tests/test_cluster_stats.py keeps that measured). When every cluster differs by the same amount there is
+    no spread to estimate: the interval is that amount where the exact sign-flip test rejects, else unknown.
 
     Returns {"effect", "effect_lo", "effect_hi", "p_value", "n_pairs", "n_clusters"}.
     """
+    from scipy import stats
+
     frame = pd.DataFrame({"a": pd.to_numeric(pd.Series(list(a)), errors="coerce").astype(float),  # verdicts too
                           "b": pd.to_numeric(pd.Series(list(b)), errors="coerce").astype(float),
                           "cluster": list(clusters)}).dropna()
-    diff = frame["a"] - frame["b"]
-    ci = cluster_mean_ci(diff.to_numpy(), frame["cluster"].to_numpy(), level, seed)
-    per_cluster = diff.groupby(frame["cluster"]).mean()
-    return {"effect": ci["mean"], "effect_lo": ci["lo"], "effect_hi": ci["hi"],
-            "p_value": sign_flip_test(per_cluster.to_numpy()), "n_pairs": ci["n_items"],
-            "n_clusters": ci["n_clusters"]}
+    cells = _by_cluster(frame["a"] - frame["b"], frame["cluster"])
+    k, n = len(cells), int(cells["count"].sum())
+    effect = float(cells["sum"].sum() / n) if n else math.nan
+    out = {"effect": effect, "effect_lo": math.nan, "effect_hi": math.nan, "p_value": math.nan if not n else 1.0,
+           "n_pairs": n, "n_clusters": k}
+    if k < 2:
+        return out
+    effect, se, t = _cluster_t(cells, level)
+    if se < 1e-12:  # every cluster differs by the same amount
+        if abs(effect) < 1e-12:
+            return out | {"effect_lo": 0.0, "effect_hi": 0.0, "p_value": 1.0}
+        p = sign_flip_test(cells["sum"] / cells["count"])
+        return out | {"p_value": p} | ({"effect_lo": effect, "effect_hi": effect} if p < 1 - level else {})
+    return out | {"effect_lo": effect - t * se, "effect_hi": effect + t * se,
+                  "p_value": float(2 * stats.t.sf(abs(effect) / se, k - 1))}
 
 
 def depth_length_gee(items: pd.DataFrame, value: str = "judge_correct", cluster: str = "qa_id",
@@ -101,12 +123,15 @@ def depth_length_gee(items: pd.DataFrame, value: str = "judge_correct", cluster:
     left out; too few clusters or outcomes all alike give an empty table."""
     import statsmodels.api as sm
 
+    columns = ["term", "odds_ratio", "lo", "hi", "p_value", "n_items", "n_clusters"]
+    if not {value, cluster, depth, length} <= set(items.columns):  # every call failed: nothing was judged
+        return pd.DataFrame(columns=columns)
     data = items[[value, cluster, depth, length]].dropna()
     data = data.assign(y=data[value].astype(float), depth_100=data[depth].astype(float) / 100,
                        log2_length=np.log2(data[length].astype(float)))
     terms = [t for t in ("depth_100", "log2_length") if data[t].nunique() > 1]
     if not terms or data["y"].nunique() < 2 or data[cluster].nunique() < 3:
-        return pd.DataFrame(columns=["term", "odds_ratio", "lo", "hi", "p_value", "n_items", "n_clusters"])
+        return pd.DataFrame(columns=columns)
     model = sm.GEE(data["y"], sm.add_constant(data[terms]), groups=data[cluster], family=sm.families.Binomial(),
                    cov_struct=sm.cov_struct.Exchangeable())
     fit = model.fit()

@@ -3,9 +3,8 @@
     paired(items, item="qa_id", condition="depth", value="judge_correct", a=50, b=0)
 
 Items measured under both conditions are compared one to one (a − b), with a
-bootstrap 95 % CI over items and a p-value (exact McNemar for yes/no outcomes,
-a sign-flip permutation test for scores): pairing removes the variation between
-items, which at n = 8 is most of the variation there is.
+t interval and t test over items (`lclab.stats.paired_effect`): pairing removes
+the variation between items, which at n = 8 is most of the variation there is.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import pandas as pd
 
 from . import paired_effect, power_line
 
-TESTS = {True: "McNemar exact", False: "sign-flip permutation"}
+TESTS = {True: "paired t (yes/no)", False: "paired t"}  # lclab.stats.paired_effect
 
 
 def wide(items: pd.DataFrame, item: str, condition: str, value: str) -> pd.DataFrame:

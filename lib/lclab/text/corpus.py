@@ -64,8 +64,14 @@ def load_corpus(corpus: str = PAUL_GRAHAM, min_chars: int = 1) -> Corpus:
     if not files:
         raise FileNotFoundError(f"no .txt or .md files in {folder}")
     documents, skipped = [], []
+    inside = folder.resolve()
     for path in files:
         name = str(path.relative_to(folder))
+        # A link out of the folder (notes.txt -> ~/secret) would send a file the user never chose to the
+        # endpoint and copy it into QA files, notebooks and the report: only what resolves inside is read.
+        if not path.resolve().is_relative_to(inside):
+            skipped.append((name, "a link to a file outside the corpus folder; not read"))
+            continue
         try:
             text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as err:
