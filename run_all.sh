@@ -51,10 +51,11 @@ fi
 args=(--profile "$profile")
 [ -n "$model" ] && args+=(--model "$model")
 [ -n "$target" ] && args+=(--target "$target")
-scripts/setup.sh
 if [ "$plan" = 1 ]; then
+  scripts/setup.sh --plan  # what a plan needs, not the llama.cpp compile: the plan says what set-up still fetches
   exec .venv/bin/python -m lclab.runs.notebooks "${args[@]}" --plan ${notebooks[@]+"${notebooks[@]}"}
 fi
+scripts/setup.sh
 # Assemble only the embedded models this run will load (notebook defaults + profile + --model);
 # this also checks every notebook's parameters before anything runs.
 models=$(.venv/bin/python -m lclab.runs.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})

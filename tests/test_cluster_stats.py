@@ -108,9 +108,10 @@ def test_the_paired_interval_holds_its_level_at_a_few_clusters_and_agrees_with_i
 
 @pytest.mark.parametrize("k", [8, 14])
 def test_the_cluster_interval_of_a_mean_holds_its_level_at_a_few_clusters(k):
-    rng, sims, covered = np.random.default_rng(13), 400, 0
-    for i in range(sims):
+    # Measured before the fix: the cluster bootstrap (BCa) covered the true rate in 91.8 % at 8 clusters.
+    rng, sims, covered = np.random.default_rng(13), 1000, 0
+    for _ in range(sims):
         clusters, a, _ = null_pairs(rng, k)
-        ci = cluster_mean_ci(a, clusters, seed=i)
+        ci = cluster_mean_ci(a, clusters)
         covered += ci["lo"] <= 0.5 <= ci["hi"]
-    assert 0.92 <= covered / sims <= 0.98, covered / sims
+    assert 0.93 <= covered / sims <= 0.97, covered / sims

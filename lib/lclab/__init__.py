@@ -18,3 +18,10 @@ Experiments, one folder each, each with an `experiment.py` that registers it (do
 make_qa_set (00), depth_sweep (01), context_vs_rag (02), pg_discrete (03), pg_continuous (04), nli (05),
 rag_validation (06), rag_ifeval (07).
 """
+
+import warnings
+
+# The lab draws text progress bars on purpose (readable in papermill's executed copies); a library that imports
+# tqdm.auto in a kernel without ipywidgets would otherwise warn in every notebook.
+warnings.filterwarnings("ignore", message="IProgress not found")
+

@@ -9,6 +9,7 @@ into each file's metadata, not onto the figure, where a paper would have to crop
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -37,13 +38,23 @@ def house_style() -> None:
 
 
 house_style()
+# A run whose every call failed has nothing to put in a legend; `save_figure` then says so on the figure instead.
+warnings.filterwarnings("ignore", message="No artists with labels found to put in legend")
+
+NOTHING_TO_PLOT = "no scored items: every item failed or none could be scored (the run's failures say why)"
 
 
 def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = None):
     """Lay the figure out and write `path` (PNG) with its PDF and SVG twins; returns the figure for display.
 
-    `title` and `meta` ({"run": ..., "model": ...}) are written into each file's metadata.
+    `title` and `meta` ({"run": ..., "model": ...}) are written into each file's metadata. A figure none of
+    whose axes holds data (a run whose calls all failed) is drawn as one line saying so, not as empty axes.
     """
+    if not any(ax.has_data() for ax in fig.axes):
+        width = fig.get_figwidth()
+        fig.clear()
+        fig.set_size_inches(width, 1.0)
+        fig.text(0.5, 0.5, NOTHING_TO_PLOT, ha="center", va="center", wrap=True)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -152,4 +152,4 @@ def retrieval_misses(items: pd.DataFrame) -> pd.DataFrame:
     if "answer_doc_retrieved" not in items:
         return pd.DataFrame(columns=columns)
     rag = items[(items["method"] == "rag") & items["answer_doc_retrieved"].notna()]
-    return rag.loc[~rag["answer_doc_retrieved"].astype(bool), columns]
+    return rag.loc[~rag["answer_doc_retrieved"].astype(bool)].reindex(columns=columns)  # no response if it failed

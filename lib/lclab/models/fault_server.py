@@ -131,7 +131,8 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser(prog="python -m lclab.models.fault_server")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds added to every request")
+    parser.add_argument("--always", type=int, help="answer every request with this HTTP status (e.g. 400)")
     args = parser.parse_args()
-    with FaultServer(delay=args.delay) as server:
+    with FaultServer(delay=args.delay, always=args.always) as server:
         print(server.base_url, flush=True)
         threading.Event().wait()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 import warnings
@@ -66,6 +67,8 @@ class LocalBackend:
         model with the same tokenizer; None when there is none yet (counts are then approximate).
         Looked up until found, then kept: a budget search counts tokens hundreds of times."""
         found = self.__dict__.get("_vocab_file")
+        if found is None and importlib.util.find_spec("llama_cpp") is None:
+            return None  # a plan before set-up has compiled llama.cpp: counted approximately
         if found is None:
             found = (assembled(self.spec.model) or tokenizer_twin(self.spec.model)) if self._embedded else self.path
             if found is not None:

@@ -18,6 +18,8 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
                             title: str, path: Path, meta: dict | None = None):
     """ROC curves and calibration against the maintainer's labels: one colour per model, one line style per scorer."""
     fig, (roc_ax, cal_ax) = plt.subplots(1, 2, figsize=(PAGE, 3.2))
+    if not len(separation):  # every call failed: save_figure says there is nothing to draw
+        return save_figure(fig, path, title, meta)
     colours = dict(zip(separation["model"].unique(), sns.color_palette(n_colors=separation["model"].nunique())))
     points = usable(scored)
     for row in separation.itertuples():

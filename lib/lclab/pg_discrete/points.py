@@ -108,5 +108,8 @@ def attach_labels(points: pd.DataFrame, labels: pd.DataFrame) -> pd.DataFrame:
 
 
 def usable(scored: pd.DataFrame) -> pd.DataFrame:
-    """The points the metrics use: labelled, and not marked ambiguous."""
+    """The points the metrics use: labelled, not marked ambiguous, and scored (a run whose every call failed
+    has no score columns at all: then no point is usable)."""
+    if not set(SCORERS) <= set(scored.columns):
+        return scored.iloc[:0].reindex(columns=[*scored.columns, *(c for c in SCORERS if c not in scored)])
     return scored[scored["labelled"] & ~scored["ambiguous"].fillna(False).astype(bool)]

@@ -33,6 +33,8 @@ def retrieval_curves(items: pd.DataFrame, max_k: int) -> pd.DataFrame:
 def seed_numbers(curves: pd.DataFrame) -> pd.DataFrame:
     """The seed's numbers: single-chunk recall@1..10 and precision@1; multi-chunk P, R, F1 at k = 3."""
     rows = []
+    if "set" not in curves:  # no question reached retrieval (every generating call failed)
+        return pd.DataFrame(columns=["set", "metric", "value", "lo", "hi", "n"])
     single = curves[curves["set"] == "single"]
     for r in single.itertuples():
         rows.append({"set": "single", "metric": f"recall@{r.k}", "value": r.recall, "lo": r.recall_lo,

@@ -14,6 +14,8 @@ SET_LABELS = {"single": "single-chunk questions (1 reference chunk)", "multi": "
 def retrieval_curves_figure(curves: pd.DataFrame, title: str, path: Path, meta: dict | None = None):
     """recall@k and precision@k against k, one line per question set, with bootstrap 95 % bands."""
     fig, axes = plt.subplots(1, 2, figsize=(PAGE, 2.8))
+    if "set" not in curves:  # no question reached retrieval: save_figure says there is nothing to draw
+        return save_figure(fig, path, title, meta)
     for set_name, group in curves.groupby("set", sort=False):
         label = f"{SET_LABELS.get(set_name, set_name)}, n = {int(group['n'].max())}"
         for ax, metric in zip(axes, ("recall", "precision")):

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import yaml
+from traitlets.config import Config
 
 from .. import paths
 from ..models.cache import check_writable
@@ -122,8 +123,14 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     check_all(notebook.stem, declared, params)
     output.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
+    # The kernel talks to this process over IPC sockets, not plain-text TCP on loopback (and so does not warn
+    # about it); its loops print one final line each (lclab.runs.parallel), and its cell output stays in the
+    # executed copy: this process prints one line per notebook, and what went wrong.
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    os.environ["LCLAB_PROGRESS"] = "final"
     papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
-                               kernel_name="python3", progress_bar=False, log_output=True)
+                               kernel_name="python3", progress_bar=False, log_output=False, config=config)
     return time.perf_counter() - started
 
 
@@ -148,11 +155,18 @@ def failed_runs_since(started: float) -> list[str]:
     return lines
 
 
+def notebook_design(notebook: Path, params: dict, target: float = 0.10) -> str | None:
+    """What the run's n can show, before it runs (lclab.planning.design), or None for a notebook with no design."""
+    from ..planning.design import design_line
+
+    defaults = {name: literal(info["default"]) for name, info in declared_parameters(notebook).items()}
+    return design_line(notebook.stem, defaults | params, target)
+
+
 def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.10) -> None:
     """The plan of every notebook (lclab.planning.plan), as a table and a line of totals."""
     import pandas as pd
 
-    from ..planning.design import design_line
     from ..planning.plan import plan_notebook, plan_table, shown_plan, speed_factor
 
     rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, declared_parameters(nb))]
@@ -170,8 +184,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     for model in sorted({r["model"] for r in rows if pd.isna(r["cost_usd"])}):
         print(f"  cost for {model}: no price in params/prices.yaml (add the spec or its served name, e.g. "
               f"0 for a server of your own)")
-    designs = [line for nb, params in plans if (line := design_line(nb.stem, {
-        name: literal(info["default"]) for name, info in declared_parameters(nb).items()} | params, target))]
+    designs = [line for nb, params in plans if (line := notebook_design(nb, params, target))]
     if designs:
         print("\ndesign (what each run's n can show, before it runs):")
         print("\n".join(f"  {line}" for line in designs))
@@ -230,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         # for a run folder in use must not write its error notebook over the running one's.
         working = output.with_name(f".{output.stem}.{os.getpid()}.ipynb")
         print(f"== {nb.name}  {params}", flush=True)
+        if line := notebook_design(nb, params):
+            print(f"   {line}", flush=True)
         started = time.time()
         try:
             seconds = execute(nb, params, working)

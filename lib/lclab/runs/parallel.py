@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextvars
+import os
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Generic, Iterable, TypeVar
@@ -47,7 +50,11 @@ def map_items(
         except Exception as err:  # noqa: BLE001  (recorded per item, never swallowed)
             return Outcome(items[i], error=f"{type(err).__name__}: {err}")
 
-    with tqdm(total=len(items), desc=desc, disable=quiet) as bar:
+    # Under ./run_all.sh (LCLAB_PROGRESS=final) a loop prints one line when it ends instead of a bar redrawn
+    # into the executed notebook dozens of times; in Jupyter the bar stays.
+    final_only = os.environ.get("LCLAB_PROGRESS") == "final"
+    started = time.perf_counter()
+    with tqdm(total=len(items), desc=desc, disable=quiet or final_only) as bar:
         if workers <= 1:
             for i in range(len(items)):
                 outcomes[i] = run(i)
@@ -62,4 +69,6 @@ def map_items(
                 except BaseException:
                     pool.shutdown(wait=False, cancel_futures=True)  # queued items are not started
                     raise
+    if final_only and not quiet and items:
+        print(f"{desc}: {len(items)} items in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     return outcomes  # type: ignore[return-value]

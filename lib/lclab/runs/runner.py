@@ -175,6 +175,8 @@ class Run:
             accounting = self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called
             if not self._finished:
                 status = "interrupted" if exc[0] is KeyboardInterrupt else "failed" if exc[0] else "unfinished"
+                if exc[0] is not None and exc[0] is not KeyboardInterrupt:  # a stage outside the items failed
+                    self._failures = {"failed_items": None, "first_error": f"{exc[0].__name__}: {exc[1]}"[:500]}
                 self._record(accounting, status, None, self.ran + self.resumed)
         finally:
             self._lock.release()
