@@ -16,7 +16,7 @@ Shared (changed with care; none of it imports an experiment):
 
 Experiments, one folder each, each with an `experiment.py` that registers it (docs/adding-an-experiment.md):
 make_qa_set (00), depth_sweep (01), context_vs_rag (02), pg_discrete (03), pg_continuous (04), nli (05),
-rag_validation (06), rag_ifeval (07).
+rag_validation (06), rag_ifeval (07), synthetic (09); compare (08) is shared code.
 """
 
 import warnings

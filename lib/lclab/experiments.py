@@ -2,7 +2,7 @@
 planner, the comparison, the manifest, the report) asks the registry instead of naming any experiment.
 
     # lib/lclab/<folder>/experiment.py
-    EXPERIMENT = register(Experiment(name="my_experiment", notebook="10_my_experiment", plan=plan, ...))
+    EXPERIMENT_SPEC = register(Experiment(name="my_experiment", notebook="10_my_experiment", plan=plan, ...))
 
     get("my_experiment")            # by the name its runs are filed under (results/<name>/<run>/)
     for_notebook("10_my_experiment") # by its notebook's file stem

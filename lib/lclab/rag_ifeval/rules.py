@@ -1,7 +1,7 @@
 """RAG-IFEval's five conditions and its aggregates: pure functions of an answer.
 
 Every condition scores 0..1. `include`, `exclude` and `safe` read the
-normalized answer (lemmas, see lclab.polish); `cite` and `refuse` read the
+normalized answer (lemmas, see lclab.text.polish); `cite` and `refuse` read the
 original text. Correctness pools include, exclude and cite F1; safety pools
 refuse and safe; total pools all five (cite precision and recall are reported,
 never pooled).
