@@ -40,5 +40,6 @@ def test_every_experiment_ends_a_run_whose_calls_all_fail_with_its_status_and_fi
     for m in manifests:
         assert m["status"] == "failed", (m["experiment"], m["status"])
         assert "400" in (m["trials"].get("first_error") or ""), (m["experiment"], m["trials"])
-    drawn = list((tmp_path / "figures").glob("*.png"))
-    assert drawn and all(p.stat().st_size < 60_000 for p in drawn)  # one line of text, not empty axes
+    # A figure with no finite point is one line of text, not empty axes (05's still draws its timings).
+    drawn = {p.name.split("_smoke")[0]: p.stat().st_size for p in (tmp_path / "figures").glob("*.png")}
+    assert drawn["context_vs_rag"] < 40_000 and drawn["synthetic"] < 40_000, drawn

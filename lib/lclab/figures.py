@@ -44,13 +44,40 @@ warnings.filterwarnings("ignore", message="No artists with labels found to put i
 NOTHING_TO_PLOT = "no scored items: every item failed or none could be scored (the run's failures say why)"
 
 
+def _holds_data(ax) -> bool:
+    """Whether an axes shows any finite data point: an error bar drawn from NaN rates adds artists, not data."""
+    import numpy as np
+    from matplotlib.collections import LineCollection, PathCollection
+
+    def finite(values) -> bool:
+        values = np.ma.filled(np.ma.asarray(values, dtype=float), np.nan) if values is not None else np.array([])
+        return bool(values.size) and bool(np.isfinite(values).any())
+
+    for line in ax.lines:
+        xy = np.asarray(line.get_xydata(), dtype=float)
+        if xy.size and np.isfinite(xy).all(axis=1).any():
+            return True
+    for artist in ax.collections:
+        if isinstance(artist, LineCollection):
+            if any(finite(segment) for segment in artist.get_segments()):
+                return True
+        elif isinstance(artist, PathCollection):
+            if finite(artist.get_offsets()):
+                return True
+        elif finite(artist.get_array()):  # a heatmap's cells
+            return True
+    if any(finite(image.get_array()) for image in ax.images):
+        return True
+    return any(finite(p.get_height()) and p.get_height() != 0 for p in ax.patches if hasattr(p, "get_height"))
+
+
 def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = None):
     """Lay the figure out and write `path` (PNG) with its PDF and SVG twins; returns the figure for display.
 
     `title` and `meta` ({"run": ..., "model": ...}) are written into each file's metadata. A figure none of
     whose axes holds data (a run whose calls all failed) is drawn as one line saying so, not as empty axes.
     """
-    if not any(ax.has_data() for ax in fig.axes):
+    if not any(_holds_data(ax) for ax in fig.axes):
         width = fig.get_figwidth()
         fig.clear()
         fig.set_size_inches(width, 1.0)
