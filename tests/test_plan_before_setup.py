@@ -43,3 +43,32 @@ def test_a_plan_with_only_the_small_model_counts_the_other_with_its_tokenizer_an
     assert "qwen2.5-coder-1.5b: counted with qwen2.5-coder-0.5b-instruct.gguf's tokenizer" in result.stdout
     assert "n_ctx_train" not in result.stdout + result.stderr
     assert sorted(p.name for p in models.iterdir()) == [small.name]
+
+
+HIDE_LLAMA_CPP = """
+import importlib.abc, runpy, sys
+class Hide(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "llama_cpp":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, Hide())
+sys.argv = ["notebooks", *sys.argv[1:]]
+runpy.run_module("lclab.runs.notebooks", run_name="__main__")
+"""
+
+
+@pytest.mark.model
+def test_a_plan_runs_with_no_compiled_llama_cpp_even_where_a_model_is_assembled(tmp_path):
+    # As on a fresh clone planned by `./run_all.sh --plan`, which installs no llama.cpp; the model folder holds
+    # the 0.5B (a second clone of a machine that has it), which without llama.cpp cannot count its tokens.
+    models = tmp_path / "models"
+    models.mkdir()
+    small = ensure_model("qwen2.5-coder-0.5b")
+    (models / small.name).symlink_to(small)
+    profile = tmp_path / "tiny.yaml"
+    profile.write_text("07_rag_ifeval:\n  n_samples: 2\n  models: [local/qwen2.5-coder-0.5b]\n")
+    env = {**os.environ, "LCLAB_MODEL_DIR": str(models), "PYTHONPATH": str(REPO / "lib")}
+    result = subprocess.run([sys.executable, "-c", HIDE_LLAMA_CPP, "--profile", str(profile), "--plan",
+                             "07_rag_ifeval"], capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "07_rag_ifeval" in result.stdout and "total" in result.stdout

@@ -21,6 +21,14 @@ warnings.filterwarnings("ignore", category=ResourceWarning, message="unclosed fi
 from .specs import ModelSpec
 
 
+def _llama_cpp_installed() -> bool:
+    """Whether llama-cpp-python can be imported (`./run_all.sh --plan` installs no compiled llama.cpp)."""
+    try:
+        return importlib.util.find_spec("llama_cpp") is not None
+    except ImportError:
+        return False
+
+
 class LocalBackend:
     """llama-cpp-python in the same process. One Llama per model file, calls serialized.
 
@@ -67,7 +75,7 @@ class LocalBackend:
         model with the same tokenizer; None when there is none yet (counts are then approximate).
         Looked up until found, then kept: a budget search counts tokens hundreds of times."""
         found = self.__dict__.get("_vocab_file")
-        if found is None and importlib.util.find_spec("llama_cpp") is None:
+        if found is None and not _llama_cpp_installed():
             return None  # a plan before set-up has compiled llama.cpp: counted approximately
         if found is None:
             found = (assembled(self.spec.model) or tokenizer_twin(self.spec.model)) if self._embedded else self.path
