@@ -51,7 +51,7 @@ import pandas as pd
 from .. import paths
 from ..models import ACCOUNTING
 from ..models.cache import check_writable
-from ..models.errors import LLMError
+from ..models.errors import ITEM_ERRORS
 from ..paths import llm_cache_dir
 from . import manifest
 from .folders import ItemLog, RunLock, log_accounting, run_dir, write_atomic
@@ -61,23 +61,16 @@ from .samples import write_samples
 
 T = TypeVar("T")
 
-# What one item can cause, and so what fails only that item's row: a model call's errors (the gateway's, after
-# its retries: statuses, timeouts, replies that do not parse, a prompt over the window), a value the item's data
-# or reply makes impossible (ValueError: a context budget its passage does not fit, a verdict that does not
-# parse), a connection or a timeout outside the gateway (an embedding or vector-store server). Anything else
-# (TypeError, KeyError, AttributeError, ...) is a bug in the lab: it stops the run with its traceback, and the
-# rows finished before it are kept.
-ITEM_ERRORS: tuple[type[BaseException], ...] = (LLMError, ValueError, ConnectionError, TimeoutError)
 
 
 @dataclass(frozen=True)
 class Step(Generic[T]):
     """One stage of a trial: `fn(trial, row)` returns the columns it adds (a dict).
 
-    A step that cannot score a trial may return {"error": "..."}; a step that
-    raises one of `ITEM_ERRORS` fails its trial (any other exception is a bug and stops the run). Either way the row is written with its reason and
-    the later steps skip it. Columns whose names start with "_" (a prompt, the
-    retrieved hits) pass to the later steps and are not written.
+    A step that cannot score a trial may return {"error": "..."}; one that raises one of
+    `models.errors.ITEM_ERRORS` fails its trial (any other exception is a bug and stops the run). Either way
+    the row is written with its reason and the later steps skip it. Columns whose names start with "_" (a
+    prompt, the retrieved hits) pass to the later steps and are not written.
     """
 
     name: str
@@ -175,7 +168,7 @@ class Run:
             accounting = self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called
             if not self._finished:
                 status = "interrupted" if exc[0] is KeyboardInterrupt else "failed" if exc[0] else "unfinished"
-                if exc[0] is not None and exc[0] is not KeyboardInterrupt:  # a stage outside the items failed
+                if status == "failed":  # a stage outside the items failed: its error is the run's first
                     self._failures = {"failed_items": None, "first_error": f"{exc[0].__name__}: {exc[1]}"[:500]}
                 self._record(accounting, status, None, self.ran + self.resumed)
         finally:
@@ -266,9 +259,7 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
     rows = [{**dict(zip(log.key, key(t))), **describe(t), "error": None} for t in pending]
     alive = list(range(len(pending)))
     for n, step in enumerate(steps):
-        last = n == len(steps) - 1
-
-        def work(i: int, step: Step = step, last: bool = last) -> bool:
+        def work(i: int, step: Step = step, last: bool = n == len(steps) - 1) -> bool:
             """Run one step of trial i; True when the trial goes on to the next step."""
             try:
                 rows[i].update(step.fn(pending[i], rows[i]) or {})
@@ -281,8 +272,7 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
                 return False
             return True
 
-        # Whatever escapes `work` is not the item's doing: it stops the run (with its traceback) instead of
-        # becoming an Outcome's error, which would drop the row without a word.
+        # Whatever escapes `work` is not the item's doing: it stops the run, never drops a row without a word.
         outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
         alive = [o.item for o in outcomes if o.value]
     return log.latest(key(t) for t in trials), len(trials) - len(pending)
