@@ -60,7 +60,11 @@ def test_multi_token_label_is_refused_with_the_real_tokenizer():
 
 
 def test_backend_without_logprobs_falls_back_to_the_sampled_token(no_logprobs_server):
-    got = score(no_logprobs_server, "Is the sky blue? Reply 1 or 0.")
+    from lclab.models.accounting import ACCOUNTING
+
+    with ACCOUNTING.scope() as ledger:
+        got = score(no_logprobs_server, "Is the sky blue? Reply 1 or 0.")
+    assert ledger.get("score").errors == 0  # a fallback taken, not a failed call
     assert (got.score, got.source, got.mass_outside) == (1.0, "sampled", None)
 
 

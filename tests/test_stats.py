@@ -22,6 +22,13 @@ def test_summary_counts_missing_separately():
     assert s.loc[50, "judge_acc"] == 1.0 and s.loc[50, "judge_missing"] == 0
 
 
+def test_a_failed_answer_is_counted_as_failed_not_as_an_unscored_verdict():
+    df = pd.DataFrame({"depth": [0, 0, 0, 0], "ok": [True, None, None, False],
+                       "response": ["Paris", None, "I think Lyon", "Rome"]})
+    s = proportion_summary(df, ["depth"], "ok", "judge").iloc[0]
+    assert (s["judge_n"], s["judge_missing"], s["judge_failed"]) == (2, 1, 1)
+
+
 # -- planted data: every statistic gives the number computed by hand -----------------------------
 
 from lclab.scoring.score_eval import expected_calibration_error  # noqa: E402

@@ -18,7 +18,7 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | Non
     """Left: accuracy per depth with Wilson 95 % CIs (a heatmap when there are several lengths).
     Middle, with several lengths and `by_length` (lengths.accuracy_by_length): accuracy per length, the 85 %
     threshold and the effective length with its bootstrap CI (`effective`, lengths.effective_length_ci).
-    Right: the paired effects (each depth minus the first, edges minus middle) with bootstrap 95 % CIs."""
+    Right: the paired effects (each depth minus the first, edges minus middle) with paired t 95 % CIs."""
     lengths = sorted(summary["context_tokens"].unique())
     more = []  # the panels right of the depth panel
     if len(lengths) > 1 and by_length is not None and len(by_length):
@@ -46,8 +46,12 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | Non
 def _by_depth(ax, summary: pd.DataFrame, prefix: str, lengths: list) -> None:
     if len(lengths) == 1:
         _cells(ax, summary, prefix)
-        ax.set_title(f"{lengths[0]:,} tokens, n = {int(summary[f'{prefix}_n'].max())} QA pairs per point; "
-                     "95 % Wilson CI")
+        ns = summary[f"{prefix}_n"].astype(int)
+        # A depth whose answers all failed has no point: say so, never a per-point n it does not have.
+        n_text = f"n = {ns.max()}" if ns.min() == ns.max() else f"n = {ns.min()}-{ns.max()}"
+        empty = summary.loc[ns == 0, "depth"].tolist() if "depth" in summary else []
+        ax.set_title(f"{lengths[0]:,} tokens, {n_text} QA pairs per point; 95 % Wilson CI"
+                     + (f"; no scored answer at depth {', '.join(f'{d} %' for d in empty)}" if empty else ""))
     else:
         _heatmap(ax, summary, prefix)
 
@@ -140,4 +144,4 @@ def _effects(ax, effects: pd.DataFrame, where: str = "") -> None:
                 transform=ax.transAxes, fontsize=6.5, color="grey")
     ax.invert_yaxis()
     ax.set(xlabel="paired difference in judge accuracy", xlim=(-1.05, 1.05))
-    ax.set_title(f"paired by QA pair{where} (n = {int(effects['n_pairs'].max())}); 95 % bootstrap CI")
+    ax.set_title(f"paired by QA pair{where} (n = {int(effects['n_pairs'].max())}); 95 % paired t CI")

@@ -23,7 +23,7 @@ from ..paths import llm_cache_dir
 from ..prompts import render
 from .accounting import ACCOUNTING
 from .cache import DiskCache
-from .errors import ContextLengthError, LLMError, ParseError
+from .errors import ContextLengthError, LLMError, LogprobsUnavailableError, ParseError
 from .jsonparse import JSONParseError, parse_json_object
 from .protocol import Backend, Settings
 from .retry import RetryPolicy, call_with_retries
@@ -272,7 +272,9 @@ def complete(
                 ACCOUNTING.add(stage, parse_failures=1)
                 raise ParseError(f"[{stage}] {model}: {problem}", reply.text)
     except LLMError as err:
-        if not isinstance(err, ParseError):  # parse failures have their own column
+        # Parse failures have their own column; a backend without logprobs is a fallback its caller takes (the
+        # sampled token, or a stop when a run requires logprobs), not a failed call.
+        if not isinstance(err, (ParseError, LogprobsUnavailableError)):
             ACCOUNTING.add(stage, errors=1)
         raise
     finally:

@@ -25,7 +25,9 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
 
 
 def proportion_summary(df: pd.DataFrame, by: list[str], column: str, prefix: str) -> pd.DataFrame:
-    """Per group: n (non-missing values of `column`), accuracy, 95 % CI, and how many were missing."""
+    """Per group: n (non-missing values of `column`), accuracy, 95 % CI, and how many were missing. Where rows
+    carry the answering model's `response`, a row with no answer is counted as `<prefix>_failed` (its answer
+    failed), not as missing: `<prefix>_missing` is then an answer that could not be scored."""
     rows = []
     if column not in df:  # every row failed before this column was written: all missing
         df = df.assign(**{column: None})
@@ -33,13 +35,16 @@ def proportion_summary(df: pd.DataFrame, by: list[str], column: str, prefix: str
         values = group[column].dropna().astype(bool)
         k, n = int(values.sum()), int(len(values))
         lo, hi = wilson_interval(k, n)
+        unscored = group[column].isna()
+        answered = group["response"].notna() if "response" in group else pd.Series(True, index=group.index)
         rows.append({
             **dict(zip(by, key if isinstance(key, tuple) else (key,))),
             f"{prefix}_n": n,
             f"{prefix}_acc": k / n if n else math.nan,
             f"{prefix}_lo": lo,
             f"{prefix}_hi": hi,
-            f"{prefix}_missing": int(group[column].isna().sum()),
+            f"{prefix}_missing": int((unscored & answered).sum()),
+            **({f"{prefix}_failed": int((unscored & ~answered).sum())} if "response" in group else {}),
         })
     return pd.DataFrame(rows)
 
