@@ -3,7 +3,7 @@ and a logistic regression cross-fitted by item that sees both."""
 
 import numpy as np
 import pandas as pd
-from lclab.nli.combined import combined_table, cross_fitted
+from lclab.nli.combined import COMBINED, combined_table, cross_fitted, with_combined
 from lclab.scoring.score_eval import separation_summary
 
 
@@ -56,3 +56,21 @@ def test_too_few_labelled_sentences_get_no_combined_score_and_say_why():
     table = combined_table(hyp.assign(direction="context_answer", model="m", combined_p=out, sentence="",
                                       premise=""), ["model"])
     assert table.iloc[0]["note"].startswith("not fitted: 8 unsupported and 8 supported")
+
+
+def test_a_mix_is_the_score_to_use_only_when_it_beats_p_supported_out_of_fold():
+    # Where each scorer sees one kind of error, a mix wins and the table says to use it.
+    both = with_combined(planted().assign(direction="context_answer", model="m", sentence="", premise=""), ["model"])
+    row = combined_table(both, ["model"]).iloc[0]
+    assert row["combined_vs_p"] == "beats" and row["score_to_use"] == COMBINED
+    assert row["gated_vs_p"] == "beats" and row["auc_gated"] > row["auc_p_supported"]
+    # Where p(supported) already separates and the words are noise, no mix beats it: p(supported) is read.
+    rng = np.random.default_rng(5)
+    rows = [{"item_id": f"i{i}", "entailed": label, "estimate_p": float(np.clip(p + rng.normal(0, 0.1), 0, 1)),
+             "overlap": float(rng.uniform(0, 1))}
+            for i in range(40) for label, p in ((1, 0.8), (0, 0.2), (1, 0.65), (0, 0.35))]
+    noisy = with_combined(pd.DataFrame(rows).assign(direction="context_answer", model="m", sentence="",
+                                                    premise=""), ["model"])
+    row = combined_table(noisy, ["model"]).iloc[0]
+    assert row["combined_vs_p"] != "beats" and row["gated_vs_p"] != "beats"
+    assert row["score_to_use"] == "p(supported)"
