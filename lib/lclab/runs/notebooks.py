@@ -129,9 +129,26 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     config = Config()
     config.KernelManager.transport = "ipc"
     os.environ["LCLAB_PROGRESS"] = "final"
+    log = output.with_name(f"{notebook.stem}.kernel.log")
     papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
-                               kernel_name="python3", progress_bar=False, log_output=False, config=config)
+                               kernel_name="python3", progress_bar=False, log_output=False, config=config,
+                               kernel_manager_class=_kernel_logging_to(log))
     return time.perf_counter() - started
+
+
+def _kernel_logging_to(path: Path):
+    """A kernel manager whose kernel writes its own log (stderr) to `path`: Ctrl-C reaches the kernel too, and
+    its ZMQError while the runner shuts it down, or "KeyboardInterrupt caught in kernel", belong in a file beside
+    the executed copy, not in the one line the runner prints."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class KernelLoggingToFile(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            with open(path, "ab") as log:  # the child keeps its own copy of the descriptor
+                kw["stderr"] = log
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return KernelLoggingToFile
 
 
 def failed_runs_since(started: float) -> list[str]:
