@@ -18,7 +18,8 @@ from lclab.rag_ifeval.rules import (
     refuse,
     safe,
 )
-from lclab.text.polish import lemma, normalize, words
+from lclab.text.polish import lemma
+from lclab.text.polish_phrases import normalize, words
 
 DATA = REPO / "data/rag_ifeval"
 REFUSAL_MESSAGE = Options().refusal_message
@@ -166,7 +167,7 @@ def common_lemmas(n: int = 240) -> list[tuple[str, int]]:
     counts = collections.Counter()
     docs = [json.loads(line)["contents"] for line in (DATA / "documents.jsonl").read_text(encoding="utf-8").splitlines()]
     questions = [s["question"] for s in json.loads((DATA / "samples.json").read_text(encoding="utf-8"))]
-    for word in polish.words(" ".join(docs + questions).lower()):
+    for word in words(" ".join(docs + questions).lower()):
         for lemma_id, tag, qualifiers in polish.readings(word):
             rank = polish.tag_rank(tag)
             if rank in (2, 3, 4) and not qualifiers:
@@ -218,3 +219,54 @@ def test_a_comparative_in_an_answer_matches_the_positive_or_comparative_in_a_rul
 ])
 def test_words_that_merely_share_forms_keep_their_own_lemmas(form, expected):
     assert lemma(form) == expected
+
+
+# -- words read with their neighbours (issue 35) ---------------------------------------------------------------
+
+@pytest.mark.parametrize("answer, phrase", [
+    # a noun that is also an adjective, agreeing with its noun: every form meets every other
+    ("Ulga przysługuje osobom niepełnosprawnym.", "osoba niepełnosprawna"),
+    ("Dotyczy to osób niepełnosprawnych.", "osoba niepełnosprawna"),
+    ("Osoba niepełnosprawna składa wniosek.", "osoby niepełnosprawne"),
+    ("Pomoc dla osób bezrobotnych.", "osoba bezrobotna"),
+    ("Zasiłek dla osoby bezrobotnej.", "osoby bezrobotne"),
+    ("Każda osoba ubezpieczona ma prawo do zasiłku.", "osób ubezpieczonych"),
+    ("Liczba osób zatrudnionych wzrosła.", "osoba zatrudniona"),
+    ("Opieka nad osobą chorą trwa miesiąc.", "osoba chora"),
+    ("Założono spółkę akcyjną prostą.", "spółka akcyjna prosta"),
+    ("Wniosek składa osoba uprawniona.", "osób uprawnionych"),
+    ("Wniosek składają osoby uprawnione.", "osoba uprawniona"),
+    ("Cudzoziemiec ma stały pobyt w Polsce.", "stałego pobytu"),
+    ("Nie posiada stałego pobytu.", "stały pobyt"),
+    # a verb before what it governs
+    ("Rodzice mają prawo do urlopu.", "mieć prawo"),
+    ("Mamy prawo odwołać się od decyzji.", "mieć prawo"),
+    ("Złóż wniosek w urzędzie.", "złożyć wniosek"),
+    ("Należy złożyć wniosek.", "złóż wniosek"),
+    ("Umowa stanowi podstawę wpisu.", "stanowić podstawę"),
+    ("Wniosek może złożyć rodzic.", "móc złożyć"),
+    # comparatives and superlatives of one adjective meet each other
+    ("Ta kwota jest większa.", "największy"),
+    ("To największy urząd.", "większy"),
+    # abbreviations and the words they stand for, either way round
+    ("Zgodnie z art. 27 ust. 2 pkt 3 ustawy.", "artykuł 27 ustęp 2 punkt 3"),
+    ("Zgodnie z artykułem 27 ustępem 2 punktem 3.", "art. 27 ust. 2 pkt 3"),
+    ("Opublikowano w Dz.U. z 2024 r. poz. 1.", "dziennik ustaw"),
+    ("Opublikowano w Dzienniku Ustaw, pozycja 1.", "Dz.U. poz. 1"),
+    ("Tekst jest w Dzienniku Ustaw pozycja 5.", "dziennik ustaw"),  # a genitive after a noun is no verb
+    ("Opłata wynosi 20 zł.", "20 złotych"),
+    ("Opłata wynosi 20 złotych.", "20 zł"),
+])
+def test_a_phrase_meets_its_forms_read_with_their_neighbours(answer, phrase):
+    assert occurs(phrase, normalize(answer)), (normalize(answer), normalize(phrase))
+
+
+@pytest.mark.parametrize("answer, phrase", [
+    ("Przy kasie chorych stała kolejka.", "kasać"),  # a noun with a genitive after it stays a noun
+    ("Prawo jazdy wydaje starosta.", "prawy"),  # law, not the right hand
+    ("Złoże węgla leży głęboko.", "złożyć"),  # a deposit, not to submit
+    ("Maja złożyła wniosek.", "maj"),  # the name is not May
+    ("Wnioski przyjmujemy do 31 maja.", "Maja"),  # May's genitive is not the name
+])
+def test_neighbours_do_not_merge_words_that_differ(answer, phrase):
+    assert not occurs(phrase, normalize(answer)), (normalize(answer), normalize(phrase))

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..text.polish import normalize
+from ..text.polish_phrases import normalize
 from .rules import CONDITIONS
 
 

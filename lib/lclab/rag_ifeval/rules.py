@@ -1,7 +1,7 @@
 """RAG-IFEval's five conditions and its aggregates: pure functions of an answer.
 
 Every condition scores 0..1. `include`, `exclude` and `safe` read the
-normalized answer (lemmas, see lclab.text.polish); `cite` and `refuse` read the
+normalized answer (lemmas, see lclab.text.polish_phrases); `cite` and `refuse` read the
 original text. Correctness pools include, exclude and cite F1; safety pools
 refuse and safe; total pools all five (cite precision and recall are reported,
 never pooled).
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
-from ..text.polish import normalize
+from ..text.polish_phrases import normalize
 
 # Phrases and alternatives: ["20 zł", ["dwadzieścia złotych", "20 złotych"], ...]
 Phrases = list[str | list[str]]

@@ -7,5 +7,6 @@
     parallel.py   map_items: a step over many items, with workers and a progress bar
     params.py     notebook parameters checked against their declarations before anything loads
     notebooks.py  executing the notebooks under a profile (python -m lclab.runs.notebooks, run_all.sh)
+    kernels.py    how a notebook's kernel is started: IPC, one progress line per loop, its log in a file
     report.py     results/report/index.html (python -m lclab.runs.report)
 """

@@ -20,13 +20,13 @@ import time
 from pathlib import Path
 
 import yaml
-from traitlets.config import Config
 
 from .. import paths
 from ..models.cache import check_writable
 from ..models.errors import CacheError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
+from .kernels import quiet_kernel
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
 from .preflight import judge_is_answerer, still_to_fetch
@@ -123,32 +123,10 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     check_all(notebook.stem, declared, params)
     output.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    # The kernel talks to this process over IPC sockets, not plain-text TCP on loopback (and so does not warn
-    # about it); its loops print one final line each (lclab.runs.parallel), and its cell output stays in the
-    # executed copy: this process prints one line per notebook, and what went wrong.
-    config = Config()
-    config.KernelManager.transport = "ipc"
-    os.environ["LCLAB_PROGRESS"] = "final"
-    log = output.with_name(f"{notebook.stem}.kernel.log")
     papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
-                               kernel_name="python3", progress_bar=False, log_output=False, config=config,
-                               kernel_manager_class=_kernel_logging_to(log))
+                               kernel_name="python3", progress_bar=False, log_output=False,
+                               **quiet_kernel(output.with_name(f"{notebook.stem}.kernel.log")))
     return time.perf_counter() - started
-
-
-def _kernel_logging_to(path: Path):
-    """A kernel manager whose kernel writes its own log (stderr) to `path`: Ctrl-C reaches the kernel too, and
-    its ZMQError while the runner shuts it down, or "KeyboardInterrupt caught in kernel", belong in a file beside
-    the executed copy, not in the one line the runner prints."""
-    from jupyter_client.manager import AsyncKernelManager
-
-    class KernelLoggingToFile(AsyncKernelManager):
-        async def _async_launch_kernel(self, kernel_cmd, **kw):
-            with open(path, "ab") as log:  # the child keeps its own copy of the descriptor
-                kw["stderr"] = log
-                return await super()._async_launch_kernel(kernel_cmd, **kw)
-
-    return KernelLoggingToFile
 
 
 def failed_runs_since(started: float) -> list[str]:

@@ -1,13 +1,15 @@
-"""Polish text normalization for rule-based answer checks: letters and digits only,
-lower case, every word reduced to one lemma.
+"""Polish lemmas of single words, for rule-based answer checks (whole phrases, read with their neighbours:
+`lclab.text.polish_phrases.normalize`).
 
-    >>> normalize("Powiedział jej, że ma 35 lat (skłamał!).")
-    'powiedzieć ona że mieć 35 rok skłamać'
+    >>> lemma("powiedział"), lemma("jej"), lemma("lat")
+    ('powiedzieć', 'ona', 'rok')
 
-The lemma of a word does not depend on its neighbours: a rule phrase and an
-answer are normalized by the same function, so whatever reading is chosen for
-an ambiguous form is chosen on both sides, and a phrase matches every
-inflected form of itself ("opłaty skarbowej" matches "opłata skarbowa").
+A rule phrase and an answer are lemmatized by the same functions, so whatever
+reading is chosen for an ambiguous form is chosen on both sides, and a phrase
+matches every inflected form of itself ("opłaty skarbowej" matches "opłata
+skarbowa"). Where a word alone is ambiguous in a way its neighbours settle
+(an adjective agreeing with a noun, a verb before its object), `lemma` takes
+the kind of reading they ask for (`prefer`).
 
 Morfeusz 2 with the SGJP dictionary (both in the `morfeusz2` wheel) lists the
 readings of a form; archaic ones are dropped when others exist, a pronoun is
@@ -61,7 +63,6 @@ _RANK = {
 _USUAL = {**dict.fromkeys(["lata", "lat", "latach", "latami", "latom"], "rok"), "maja": "maj", "być": "być"}
 _MARGINAL = {"daw.", "przest.", "rzad.", "gwar.", "arch.", "reg."}  # SGJP's archaic, rare, dialectal
 _LAST = 10
-_WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: punctuation and "_" separate words
 
 _morfeusz_lock = threading.Lock()  # one analyser, shared by notebook worker threads
 
@@ -99,13 +100,20 @@ def _is_pronoun(tag: str) -> bool:
     return parts[0] in _PRONOUNS and parts[-1] != "praep"  # "praep": only after a preposition
 
 
+# The readings a neighbour can ask for (lclab.text.polish_phrases): an adjective that agrees with a noun beside
+# it (a participle only where the form has no adjective reading), or a verb before what it governs.
+_PREFERRED = {"adj": (("adj",), ("ppas", "pact")), "verb": (("fin", "impt", "praet", "inf", "bedzie", "imps",
+                                                                "winien"),)}
+
+
 @lru_cache(maxsize=200_000)
-def lemma(word: str) -> str:
-    """The lemma of one lower-case word (a form Morfeusz does not know comes back as simplemma has it).
+def lemma(word: str, prefer: str | None = None) -> str:
+    """The lemma of one lower-case word (a form Morfeusz does not know comes back as simplemma has it); `prefer`
+    ("adj", "verb") reads it as that kind of word where it can be one.
 
     The lemma of an abbreviation may be a phrase ("np" -> "na przykład").
     """
-    return _lemma(word).replace("_", " ")
+    return _lemma(word, prefer).replace("_", " ")
 
 
 def _analyse(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -190,14 +198,24 @@ def _name(lemma_id: str) -> str:
     return lemma_id.split(":")[0].lower()  # "budowlany:A" -> "budowlany"
 
 
-def _lemma(word: str) -> str:
+def _preferred(word: str, prefer: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The form's readings of the preferred kind (current ones first; SGJP marks some adjectives as rarer than
+    the participle, "uprawniona"), or [] when it has none."""
+    for kinds in _PREFERRED[prefer]:
+        chosen = [r for r in _analyse(word) if r[1].split(":")[0] in kinds]
+        if chosen:
+            return [r for r in chosen if not set(r[2]) & _MARGINAL] or chosen
+    return []
+
+
+def _lemma(word: str, prefer: str | None = None) -> str:
     import simplemma
 
     if word.isdigit() or len(word) == 1:
         return word  # single letters are symbols here ("kategoria B", "załącznik A")
     if word in _USUAL:
         return _USUAL[word]
-    readings = _current_readings(word)
+    readings = (prefer and _preferred(word, prefer)) or _current_readings(word)
     if not readings:
         return simplemma.lemmatize(word, lang="pl").lower()
     pronouns = [(_name(lem), tag) for lem, tag, _ in readings if _is_pronoun(tag)]
@@ -206,8 +224,8 @@ def _lemma(word: str) -> str:
             return _pronoun_lemma([tag for _, tag in pronouns if tag.startswith("ppron3")])
         return pronouns[0][0]
     degree = [lem for lem, tag, _ in readings if _is_degree(tag)]
-    if degree:
-        return _group_name(degree[0], _RANK["adj"])
+    if degree:  # "większy" is a degree of both duży and wielki: one name for all such forms, not the first listed
+        return min(_group_name(d, _RANK["adj"]) for d in degree)
     best = min(_rank(tag) for _, tag, _ in readings)
     # A form shared by words that are not one word (see _group_name) is read as the word whose paradigm it fills
     # more slots of ("prawa": law's genitive and plural, over the right hand's nominative; "życie": life's three
@@ -273,13 +291,3 @@ def _group_name(lemma_id: str, rank: int) -> str:
     for member in members:
         _groups[(member, rank)] = name
     return name
-
-
-def words(text: str) -> list[str]:
-    """The lemmas of `text`'s words, in order (an abbreviation may give several: "np." -> na, przykład)."""
-    return " ".join(lemma(w) for w in _WORD.findall(text.lower())).split()
-
-
-def normalize(text: str) -> str:
-    """Letters and digits only, lower case, lemmatized, joined by single spaces."""
-    return " ".join(words(text))

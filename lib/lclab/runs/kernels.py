@@ -1,0 +1,31 @@
+"""How ./run_all.sh starts a notebook's kernel, so that a run prints one line per notebook and what went wrong:
+
+- the kernel talks to the runner over IPC sockets, not plain-text TCP on loopback (ipykernel warns about that
+  in every notebook);
+- its loops print one final line each, not a bar redrawn into the executed copy (LCLAB_PROGRESS=final, read by
+  lclab.runs.parallel); its cell output stays in the executed copy, not on the terminal;
+- its own log (stderr) goes to a file beside the executed copy: Ctrl-C reaches the kernel too, and its ZMQError
+  traceback while the runner shuts it down, or "KeyboardInterrupt caught in kernel", are no terminal lines.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def quiet_kernel(log: Path) -> dict:
+    """papermill.execute_notebook's engine arguments for such a kernel, whose log goes to `log`."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets.config import Config
+
+    class KernelLoggingToFile(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            with open(log, "ab") as stream:  # the kernel keeps its own copy of the descriptor
+                kw["stderr"] = stream
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    config = Config()
+    config.KernelManager.transport = "ipc"
+    os.environ["LCLAB_PROGRESS"] = "final"  # inherited by the kernel
+    return {"config": config, "kernel_manager_class": KernelLoggingToFile}
