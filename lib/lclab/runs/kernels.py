@@ -10,8 +10,13 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import signal
+import threading
 from pathlib import Path
+
+INTERRUPTED = threading.Event()  # set by a Ctrl-C in the runner (on_interrupt)
 
 
 def quiet_kernel(log: Path) -> dict:
@@ -29,3 +34,19 @@ def quiet_kernel(log: Path) -> dict:
     config.KernelManager.transport = "ipc"
     os.environ["LCLAB_PROGRESS"] = "final"  # inherited by the kernel
     return {"config": config, "kernel_manager_class": KernelLoggingToFile}
+
+
+def on_interrupt() -> None:
+    """In the runner: remember a Ctrl-C (the kernel may die of it before its reply, and nbclient then raises
+    DeadKernelError, not KeyboardInterrupt), and keep nbclient's and asyncio's logs of that shutdown off the
+    terminal: the runner prints its own line for every notebook that failed or was interrupted."""
+    for name in ("papermill", "nbclient", "asyncio", "traitlets"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return  # ignored (a background job) or handled by someone else: leave it so
+
+    def remember(signum, frame):
+        INTERRUPTED.set()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, remember)

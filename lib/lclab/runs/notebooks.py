@@ -26,7 +26,7 @@ from ..models.cache import check_writable
 from ..models.errors import CacheError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
-from .kernels import quiet_kernel
+from .kernels import INTERRUPTED, on_interrupt, quiet_kernel
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
 from .preflight import judge_is_answerer, still_to_fetch
@@ -229,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plan:
         print_plan(plans, Path(args.profile).stem, args.target)
         return 0
+    on_interrupt()  # this process says what an interrupt did, in one line
     timings, failed, with_copy = [], [], []
     # Executed copies go beside the profile's, not over them: a --model run is a run of its own.
     executed = executed_dir(args.profile, args.model)
@@ -250,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
             # papermill's error carries the cell's exception: its type and message first, in one line (the
             # coloured traceback is in the executed notebook).
             kind, message = getattr(err, "ename", type(err).__name__), getattr(err, "evalue", str(err))
-            if kind == "KeyboardInterrupt":  # Ctrl-C reached the kernel first
+            if kind == "KeyboardInterrupt" or INTERRUPTED.is_set():  # Ctrl-C; the kernel may be gone
                 return _interrupted(nb, working, output)
             if kind == "RunLockedError":  # another process is running this run: its notebook stays as it is
                 working.unlink(missing_ok=True)
