@@ -44,3 +44,16 @@ def test_every_lclab_name_in_the_docs_resolves():
 def test_the_check_catches_a_stale_name():
     assert resolves("lclab.nli.labels.load_labels") and not resolves("lclab.nli_eval.load_labels")
     assert not resolves("lclab.polish") and resolves("lclab.text.polish")
+
+
+def test_the_readme_quotes_the_calls_each_profile_plans():
+    import re
+
+    from lclab.runs.profile_table import QUOTED, planned
+
+    table = {row.split("|")[1].strip(" `"): row for row in (REPO / "README.md").read_text(encoding="utf-8")
+             .splitlines() if row.startswith("| `")}
+    for profile in QUOTED:
+        quoted = re.search(r"([\d,]+) calls", table[profile])
+        assert quoted, table[profile]
+        assert int(quoted.group(1).replace(",", "")) == planned(profile)["calls"], profile
