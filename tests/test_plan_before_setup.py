@@ -12,12 +12,22 @@ from lclab.models.local_models import ensure_model
 REPO = Path(__file__).resolve().parents[1]
 
 
-def plan(model_dir: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+def plan(model_dir: Path, tmp_path: Path, settings: str = "n_samples: 2",
+         runner: tuple[str, ...] = ("-m", "lclab.runs.notebooks")) -> subprocess.CompletedProcess:
     profile = tmp_path / "tiny.yaml"
-    profile.write_text("07_rag_ifeval:\n  n_samples: 2\n")
+    profile.write_text(f"07_rag_ifeval: {{{settings}}}\n")
     env = {**os.environ, "LCLAB_MODEL_DIR": str(model_dir), "PYTHONPATH": str(REPO / "lib")}
-    return subprocess.run([sys.executable, "-m", "lclab.runs.notebooks", "--profile", str(profile), "--plan",
-                           "07_rag_ifeval"], capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+    return subprocess.run([sys.executable, *runner, "--profile", str(profile), "--plan", "07_rag_ifeval"],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+
+
+def holding_the_small_model(tmp_path: Path) -> tuple[Path, Path]:
+    """A model folder that holds the assembled 0.5B only (linked, not copied): (the folder, the model)."""
+    models = tmp_path / "models"
+    models.mkdir()
+    small = ensure_model("qwen2.5-coder-0.5b")
+    (models / small.name).symlink_to(small)
+    return models, small
 
 
 def test_a_plan_before_any_model_is_fetched_counts_approximately_and_says_what_set_up_will_fetch(tmp_path):
@@ -33,10 +43,7 @@ def test_a_plan_before_any_model_is_fetched_counts_approximately_and_says_what_s
 
 @pytest.mark.model
 def test_a_plan_with_only_the_small_model_counts_the_other_with_its_tokenizer_and_stays_quiet(tmp_path):
-    models = tmp_path / "models"
-    models.mkdir()
-    small = ensure_model("qwen2.5-coder-0.5b")
-    (models / small.name).symlink_to(small)
+    models, small = holding_the_small_model(tmp_path)
     result = plan(models, tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "fetch and assemble qwen2.5-coder-1.5b" in result.stdout
@@ -61,14 +68,7 @@ runpy.run_module("lclab.runs.notebooks", run_name="__main__")
 def test_a_plan_runs_with_no_compiled_llama_cpp_even_where_a_model_is_assembled(tmp_path):
     # As on a fresh clone planned by `./run_all.sh --plan`, which installs no llama.cpp; the model folder holds
     # the 0.5B (a second clone of a machine that has it), which without llama.cpp cannot count its tokens.
-    models = tmp_path / "models"
-    models.mkdir()
-    small = ensure_model("qwen2.5-coder-0.5b")
-    (models / small.name).symlink_to(small)
-    profile = tmp_path / "tiny.yaml"
-    profile.write_text("07_rag_ifeval:\n  n_samples: 2\n  models: [local/qwen2.5-coder-0.5b]\n")
-    env = {**os.environ, "LCLAB_MODEL_DIR": str(models), "PYTHONPATH": str(REPO / "lib")}
-    result = subprocess.run([sys.executable, "-c", HIDE_LLAMA_CPP, "--profile", str(profile), "--plan",
-                             "07_rag_ifeval"], capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+    models, _ = holding_the_small_model(tmp_path)
+    result = plan(models, tmp_path, "n_samples: 2, models: [local/qwen2.5-coder-0.5b]", ("-c", HIDE_LLAMA_CPP))
     assert result.returncode == 0, result.stderr[-2000:]
     assert "07_rag_ifeval" in result.stdout and "total" in result.stdout

@@ -47,8 +47,8 @@ class ParseError(LLMError):
 
 # What one item can cause, and so what the runner (lclab.runs.runner) records as that item's failure: a model
 # call's errors (the gateway's, after its retries: statuses, timeouts, replies that do not parse, a prompt over
-# the window), a value the item's data or reply makes impossible (ValueError: a context budget its passage does not fit, a verdict that does not
-# parse), a connection or a timeout outside the gateway (an embedding or vector-store server). Anything else
-# (TypeError, KeyError, AttributeError, ...) is a bug in the lab: it stops the run with its traceback, and the
-# rows finished before it are kept.
+# the window), a value the item's data or reply makes impossible (ValueError: a context budget its passage does
+# not fit, a verdict that does not parse), a connection or a timeout outside the gateway (an embedding or
+# vector-store server). Anything else (TypeError, KeyError, AttributeError, ...) is a bug in the lab: it stops
+# the run with its traceback, and the rows finished before it are kept.
 ITEM_ERRORS: tuple[type[BaseException], ...] = (LLMError, ValueError, ConnectionError, TimeoutError)

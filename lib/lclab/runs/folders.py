@@ -42,34 +42,16 @@ def repair_tail(path: Path) -> str | None:
     """Cut a last line left without its newline (a kill or a full disk mid-write) off a JSONL file, into
     `<file>.damaged` beside it, so that the file stays readable line by line (`pd.read_json(lines=True)`) and the
     next row starts a line of its own. Returns what was done, for the reader, or None when the file was whole."""
-    if not path.exists():
+    data = path.read_bytes() if path.exists() else b""  # read once per run, as ItemLog.done() reads it anyway
+    if not data or data.endswith(b"\n"):
         return None
+    start = data.rfind(b"\n") + 1
+    damaged = path.with_name(path.name + ".damaged")
+    with open(damaged, "ab") as out:
+        out.write(data[start:] + b"\n")
     with open(path, "rb+") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        if size == 0:
-            return None
-        fh.seek(-1, os.SEEK_END)
-        if fh.read(1) == b"\n":
-            return None
-        # Read back block by block to the last newline: the fragment is at most one row long.
-        start = size
-        while start > 0:
-            step = min(65536, start)
-            fh.seek(start - step)
-            block = fh.read(step)
-            cut = block.rfind(b"\n")
-            if cut >= 0:
-                start = start - step + cut + 1
-                break
-            start -= step
-        fh.seek(start)
-        fragment = fh.read()
-        damaged = path.with_name(path.name + ".damaged")
-        with open(damaged, "ab") as out:
-            out.write(fragment + b"\n")
         fh.truncate(start)
-    return (f"{path.name}: its last line was cut short ({len(fragment)} bytes, from an interrupted write); "
+    return (f"{path.name}: its last line was cut short ({len(data) - start} bytes, from an interrupted write); "
             f"moved to {damaged.name}, and its item is redone")
 
 

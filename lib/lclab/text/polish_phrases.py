@@ -25,6 +25,7 @@ neighbours choose among Morfeusz's readings (never a list of words):
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .polish import lemma, readings
 
@@ -37,8 +38,10 @@ _WORD = re.compile(r"[^\W_]+")
 _CLAUSE = re.compile(r"[,;:!?()\[\]\"„”«»–—]")
 
 
-def _tags(word: str) -> list[str]:
-    return [tag for _, tag, _ in readings(word)]
+@lru_cache(maxsize=200_000)
+def _tags(word: str) -> tuple[str, ...]:
+    """Morfeusz's tags of a word: asked once per word, though each word is its neighbours' neighbour too."""
+    return tuple(tag for _, tag, _ in readings(word))
 
 
 def _features(tag: str) -> tuple[set[str], set[str], set[str]] | None:
