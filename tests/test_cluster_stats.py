@@ -115,3 +115,24 @@ def test_the_cluster_interval_of_a_mean_holds_its_level_at_a_few_clusters(k):
         ci = cluster_mean_ci(a, clusters)
         covered += ci["lo"] <= 0.5 <= ci["hi"]
     assert 0.93 <= covered / sims <= 0.97, covered / sims
+
+
+def test_the_cluster_intervals_agree_with_statsmodels_cluster_robust_ols():
+    # The same estimator in the peer library: an intercept-only OLS with cluster-robust covariance and t with
+    # G - 1 degrees of freedom (statsmodels' small-sample factor is G/(G-1)·(N-1)/(N-K), here G/(G-1)).
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(17)
+    clusters, a, b = null_pairs(rng, 9, m=4)
+    clusters = np.concatenate([clusters, [9, 9]])  # one cluster of another size: the item-weighted mean
+    a, b = np.concatenate([a, [1.0, 1.0]]), np.concatenate([b, [0.0, 1.0]])
+    for values, ours in ((a, cluster_mean_ci(a, clusters)), (a - b, cluster_paired_effect(a, b, clusters))):
+        fit = sm.OLS(values, np.ones(len(values))).fit(cov_type="cluster", cov_kwds={"groups": clusters},
+                                                       use_t=True)
+        lo, hi = fit.conf_int()[0]
+        if "mean" in ours:
+            lo, hi = max(lo, values.min()), min(hi, values.max())
+            assert (ours["lo"], ours["hi"]) == pytest.approx((lo, hi))
+        else:
+            assert (ours["effect_lo"], ours["effect_hi"]) == pytest.approx((lo, hi))
+            assert ours["p_value"] == pytest.approx(fit.pvalues[0])

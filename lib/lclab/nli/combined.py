@@ -5,7 +5,8 @@ no hypothesis is scored by a model fitted on its own item. Two mixes:
     gated      p(supported), and overlap only as evidence against support where the model is unsure
                (the feature (1 - overlap) x 4 p (1 - p): zero where p is near 0 or 1)
 
-Labelled sentences written apart from this repo (28 items, 136 hypotheses, the 1.5B, probability variant)
+Sentences labelled apart from this repo by the agent session that filed issue 35 (28 items, 136 hypotheses;
+the 1.5B, probability variant)
 showed that the linear mix loses to p(supported) alone: context -> answer AUC 0.81 vs 0.90, paired -0.09
 [-0.17, -0.03], and 0.45 vs 0.75 on the 8 items where the words mislead (an unsupported sentence that reuses
 the context's words with a swapped number, place or negation keeps all its overlap). So p(supported) is what
