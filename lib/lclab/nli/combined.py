@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..scoring.baselines import content_overlap
 from ..scoring.score_eval import paired_auc_difference
+from ..stats import interval_verdict
 from .items import DIRECTION_NAMES, DIRECTIONS
 
 FOLDS = 5
@@ -83,13 +84,6 @@ def with_combined(hyp: pd.DataFrame, config_columns: list[str]) -> pd.DataFrame:
     return out
 
 
-def verdict(lo: float, hi: float) -> str:
-    """What a paired AUC interval of a mix minus p(supported) says (never the point estimate)."""
-    if lo != lo or hi != hi:
-        return "cannot be compared with"
-    return "beats" if lo > 0 else "loses to" if hi < 0 else "ties with"
-
-
 def combined_table(hyp: pd.DataFrame, config_columns: list[str]) -> pd.DataFrame:
     """Per configuration and direction: AUC of p(supported), of overlap and of the combined score on the same
     labelled hypotheses, and the combined score's paired AUC difference against each with a 95 % CI that
@@ -111,20 +105,20 @@ def combined_table(hyp: pd.DataFrame, config_columns: list[str]) -> pd.DataFrame
             gated = paired_auc_difference(y, sub.get("gated_p", pd.Series(math.nan, index=sub.index)),
                                           sub["estimate_p"], clusters=items)
             wins = [name for name, r in ((COMBINED, vs_p), (GATED, gated))
-                    if verdict(r["difference_lo"], r["difference_hi"]) == "beats"]
+                    if interval_verdict(r["difference_lo"], r["difference_hi"]) == "beats"]
             rows.append({**dict(zip(config_columns, keys)), "direction": DIRECTION_NAMES[d],
                          "n_labelled": vs_p["n"], "items": vs_p.get("n_clusters"),
                          "auc_p_supported": vs_p["auc_b"], "auc_overlap": vs_overlap["auc_b"],
                          "auc_combined": vs_p["auc_a"],
                          "combined_minus_p": vs_p["difference"], "lo_vs_p": vs_p["difference_lo"],
                          "hi_vs_p": vs_p["difference_hi"],
-                         "combined_vs_p": verdict(vs_p["difference_lo"], vs_p["difference_hi"]),
+                         "combined_vs_p": interval_verdict(vs_p["difference_lo"], vs_p["difference_hi"]),
                          "combined_minus_overlap": vs_overlap["difference"],
                          "lo_vs_overlap": vs_overlap["difference_lo"],
                          "hi_vs_overlap": vs_overlap["difference_hi"],
                          "auc_gated": gated["auc_a"], "gated_minus_p": gated["difference"],
                          "gated_lo_vs_p": gated["difference_lo"], "gated_hi_vs_p": gated["difference_hi"],
-                         "gated_vs_p": verdict(gated["difference_lo"], gated["difference_hi"]),
+                         "gated_vs_p": interval_verdict(gated["difference_lo"], gated["difference_hi"]),
                          # The score to read: p(supported), unless a mix beats it out of fold (its interval > 0).
                          "score_to_use": wins[0] if wins else "p(supported)"})
     return pd.DataFrame(rows)

@@ -22,7 +22,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..stats import kappa_with_ci
+from ..stats import interval_verdict, kappa_with_ci
 from .baselines import THRESHOLD
 from .labellers import labeller_agreement
 from .labels import LABELS, label_key, labels_for, load_labels  # noqa: F401 (where callers find them)
@@ -81,10 +81,8 @@ def versus_baseline(labels: pd.Series, judge_scores: pd.Series, baseline_scores:
     interval says: "beats" (above 0), "loses to" (below 0) or "ties with" (it holds 0); never the point."""
     diff = paired_auc_difference(labels, judge_scores.astype(float), baseline_scores.astype(float))
     lo, hi = diff["difference_lo"], diff["difference_hi"]
-    verdict = ("cannot be compared with" if math.isnan(lo) else "beats" if lo > 0 else "loses to" if hi < 0
-               else "ties with")
     return {"auc_vs_baseline": diff["difference"], "auc_vs_baseline_lo": lo, "auc_vs_baseline_hi": hi,
-            "versus_baseline": verdict}
+            "versus_baseline": interval_verdict(lo, hi)}
 
 
 def reading(row: dict) -> str:

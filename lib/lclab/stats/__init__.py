@@ -24,6 +24,14 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def interval_verdict(lo: float, hi: float) -> str:
+    """What a paired difference's interval says of the first scorer against the second: "beats" (above 0),
+    "loses to" (below 0), "ties with" (it holds 0), "cannot be compared with" (no interval); never the point."""
+    if math.isnan(lo) or math.isnan(hi):
+        return "cannot be compared with"
+    return "beats" if lo > 0 else "loses to" if hi < 0 else "ties with"
+
+
 def proportion_summary(df: pd.DataFrame, by: list[str], column: str, prefix: str) -> pd.DataFrame:
     """Per group: n (non-missing values of `column`), accuracy, 95 % CI, and how many were missing. Where rows
     carry the answering model's `response`, a row with no answer is counted as `<prefix>_failed` (its answer
