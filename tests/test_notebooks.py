@@ -1,10 +1,13 @@
 """Papermill executes the notebooks with the smoke parameters, for real, on the 0.5B model."""
 
 import json
+import os
+import shutil
 
 import pandas as pd
 import pytest
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
+from lclab.runs.rescore import rescore, snapshot
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -20,6 +23,17 @@ def run(stem, outputs):
     nb = NOTEBOOKS / f"{stem}.ipynb"
     params = parameters_for(nb, load_profile("smoke"))
     return execute(nb, params, outputs / "executed" / nb.name)
+
+
+def assert_rescores_without_a_call(out):
+    """Every item redone from the model cache (none resumed from the log), with 0 calls and the same tables."""
+    items = len(pd.read_json(out / "result_items.jsonl", lines=True))
+    (out / "summary.csv").unlink()  # written again by the replay, byte for byte
+    outcome = rescore(out)
+    assert outcome["calls"] == 0 and outcome["problems"] == [], outcome
+    assert outcome["changed"] == ["summary.csv"], outcome  # absent before, the same as the run's after
+    accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
+    assert accounting.loc["total", "cache_hits"] >= items  # every item asked again, from the cache
 
 
 def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_no_calls(outputs):
@@ -49,6 +63,7 @@ def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_
     assert warm.loc["total", "calls"] == 0
     assert warm.loc["answer", "cache_hits"] == 6
     assert warm.loc["judge", "cache_hits"] == 6
+    assert_rescores_without_a_call(out)  # judged
 
 
 def test_qa_generation_smoke_run_writes_a_review_file(outputs):
@@ -114,6 +129,7 @@ def test_pg_discrete_smoke_run_scores_labelled_points_with_both_scorers(outputs)
     assert (separation["positives"] == 1).all() and (separation["negatives"] == 5).all()
     assert separation["auc"].between(0, 1).all()
     assert (outputs / "figures" / "pg_discrete_smoke.png").stat().st_size > 10_000
+    assert_rescores_without_a_call(out)  # logprob-scored
 
 
 def test_pg_continuous_smoke_run_scores_facts_against_contexts_and_combines_them(outputs):
@@ -167,6 +183,7 @@ def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
     assert warm.loc["total", "calls"] == 0  # every sample resumed from its log row
     assert pd.read_csv(out / "summary.csv").set_index("metric").score.equals(scores.score)
     assert len(pd.read_json(out / "qwen2.5-coder-0.5b.jsonl", lines=True)) == 2  # resumed, not written again
+    assert_rescores_without_a_call(out)  # rule-scored
 
 
 def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
@@ -180,3 +197,11 @@ def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
     accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert set(accounting.index) == {"answer", "total"}  # no judge
     assert (outputs / "figures" / "synthetic_smoke.png").stat().st_size > 10_000
+    assert_rescores_without_a_call(out)  # string-match scored
+
+    # A reply missing from the cache stops the replay before any call; the run's tables stay as they were.
+    tables, status = snapshot(out), json.loads((out / "manifest.json").read_text())["status"]
+    shutil.rmtree(os.environ["LCLAB_CACHE_DIR"])
+    outcome = rescore(out)
+    assert outcome["calls"] == 0 and "NotInCacheError" in outcome["problems"][0]
+    assert snapshot(out) == tables and json.loads((out / "manifest.json").read_text())["status"] == status

@@ -27,6 +27,7 @@ import numpy as np
 from ..paths import llm_cache_dir
 from .accounting import ACCOUNTING
 from .cache import DiskCache
+from .replay import refuse_call
 from .errors import RetryableError
 from .remote import status_error
 from .retry import RetryPolicy, call_with_retries
@@ -71,6 +72,8 @@ class Embedder:
             vectors.append(None if hit is None else np.asarray(hit["vector"], dtype=np.float32))
         missing = [i for i, v in enumerate(vectors) if v is None]
         ACCOUNTING.add(STAGE, cache_hits=len(texts) - len(missing))
+        if missing:
+            refuse_call(STAGE, f"the embeddings of {len(missing)} texts")
         for lo in range(0, len(missing), self.batch_size):
             batch = missing[lo : lo + self.batch_size]
             t0 = time.perf_counter()

@@ -52,3 +52,9 @@ class ParseError(LLMError):
 # vector-store server). Anything else (TypeError, KeyError, AttributeError, ...) is a bug in the lab: it stops
 # the run with its traceback, and the rows finished before it are kept.
 ITEM_ERRORS: tuple[type[BaseException], ...] = (LLMError, ValueError, ConnectionError, TimeoutError)
+
+
+class NotInCacheError(RuntimeError):
+    """A replay (`python -m lclab.runs.rescore`) needed a reply that is not in the model cache. Not an item's
+    failure (not in ITEM_ERRORS): it stops the run, since a replay that called the model or scored the items it
+    could not replay as failures would not be the run it replays."""

@@ -26,6 +26,7 @@ from .cache import DiskCache
 from .errors import ContextLengthError, LLMError, LogprobsUnavailableError, ParseError
 from .jsonparse import JSONParseError, parse_json_object
 from .protocol import Backend, Settings
+from .replay import refuse_call
 from .retry import RetryPolicy, call_with_retries
 from .specs import ModelSpec, parse_spec
 
@@ -235,6 +236,7 @@ def complete(
         ACCOUNTING.add(stage, cache_hits=1, cached_prompt_tokens=hit["prompt_tokens"],
                        cached_completion_tokens=hit["completion_tokens"])
         return Completion(**hit, latency_s=0.0, cached=True, model=model, prompt_sha256=sent)
+    refuse_call(stage, f"the reply of {model} to prompt {sent}")
 
     def one_call(msgs: Messages):
         def attempt():

@@ -16,6 +16,7 @@ from typing import Iterable
 import pandas as pd
 
 from .. import paths
+from ..models.replay import replaying
 from ..paths import write_atomic  # noqa: F401 (run code finds it here)
 
 
@@ -90,6 +91,10 @@ class ItemLog:
         return rows
 
     def done(self, ok_column: str = "error") -> set[tuple]:
+        """Keys of the rows finished without an error; none under a replay, which redoes every item from the
+        model cache (models.replay)."""
+        if replaying():
+            return set()
         return {self._key(r) for r in self.rows() if not r.get(ok_column)}
 
     def append(self, row: dict) -> None:

@@ -132,10 +132,22 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
         "accounting_to_date": _plain_numbers(accounting_to_date(directory)),
         "headline": headline, "n_items": n_items,
         "trials": trials or {},  # this invocation's trials: run now, or found done in the item logs (resumed)
+        "notebook": notebook_run(),  # the notebook and the parameters it was given, when run_all.sh ran it
         "samples": sorted(p.name for p in Path(directory).glob("*.samples.jsonl")),  # every trial, before it ran
     }
     (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str))
     return manifest
+
+
+NOTEBOOK_ENV = "LCLAB_NOTEBOOK_RUN"
+
+
+def notebook_run() -> dict | None:
+    """{"notebook": stem, "parameters": {...}} of the notebook executing this run (set by
+    `runs.notebooks.execute` for its kernel), or None for a run made outside a notebook run: what
+    `python -m lclab.runs.rescore` executes again."""
+    given = os.environ.get(NOTEBOOK_ENV)
+    return json.loads(given) if given else None
 
 
 def read(directory: str | Path) -> dict:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import sys
 import time
@@ -27,6 +28,7 @@ from ..models.errors import CacheError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
 from .kernels import INTERRUPTED, on_interrupt, quiet_kernel
+from .manifest import NOTEBOOK_ENV
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
 from .preflight import judge_is_answerer, still_to_fetch
@@ -123,9 +125,14 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     check_all(notebook.stem, declared, params)
     output.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
-                               kernel_name="python3", progress_bar=False, log_output=False,
-                               **quiet_kernel(output.with_name(f"{notebook.stem}.kernel.log")))
+    # The kernel inherits this: its runs record which notebook made them, with what (for a rescore).
+    os.environ[NOTEBOOK_ENV] = json.dumps({"notebook": notebook.stem, "parameters": params}, default=str)
+    try:
+        papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
+                                   kernel_name="python3", progress_bar=False, log_output=False,
+                                   **quiet_kernel(output.with_name(f"{notebook.stem}.kernel.log")))
+    finally:
+        os.environ.pop(NOTEBOOK_ENV, None)
     return time.perf_counter() - started
 
 

@@ -1,0 +1,115 @@
+"""Score a finished run again without a model call: every item redone from the model cache, with the scorers,
+tables and figure of the code as it is now.
+
+    python -m lclab.runs.rescore results/synthetic/smoke [results/rag_ifeval/smoke ...]
+
+A run's predictions (answers, judge verdicts, logprobs, embeddings) are the model cache's replies to the exact
+prompts its samples file holds; its scores, tables and figure are computed from them. A rescore executes the
+run's notebook again with the parameters it was given (recorded in its manifest) under a replay
+(`models.replay`): no item is resumed from the item log, every reply comes from the cache, and a reply that is not
+there fails its item instead of calling the model. So a fixed scorer or a new metric needs no rerun.
+
+It then says which tables changed, and ends non-zero when a parameter came out different from the run's (a
+notebook default changed since), or when a reply was not in the cache: that stops the replay, and the run's
+tables and manifest stay as they were (the item log only gains rows equal to those it had).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ..experiments import get
+from ..models.replay import REPLAY_ENV
+from . import manifest
+from .notebooks import NOTEBOOKS, declared_parameters, execute
+
+TABLES = ("*.csv", "result_items.jsonl")
+NOT_COMPARED = {"accounting.csv", "accounting_log.csv"}  # the invocation's calls and hits differ by design
+
+
+def snapshot(run: Path) -> dict[str, bytes]:
+    """The run's tables as bytes, by file name; the item rows without their `*_cached` columns (whether a
+    reply came from the cache, which under a replay every one did)."""
+    tables = {p.name: p.read_bytes() for pattern in TABLES for p in sorted(run.glob(pattern))
+              if p.name not in NOT_COMPARED}
+    if "result_items.jsonl" in tables:
+        rows = [json.loads(line) for line in tables["result_items.jsonl"].splitlines() if line.strip()]
+        tables["result_items.jsonl"] = json.dumps([{k: v for k, v in r.items() if not k.endswith("_cached")}
+                                                   for r in rows], sort_keys=True).encode()
+    return tables
+
+
+def notebook_parameters(recorded: dict, notebook: Path) -> dict:
+    """The parameters the run's notebook was given, or for a run made outside a notebook run, its run
+    parameters under the names the notebook declares (checked after the rescore against the run's)."""
+    given = (recorded.get("notebook") or {}).get("parameters")
+    if given is not None:
+        return dict(given)
+    declared = declared_parameters(notebook)
+    return {k: v for k, v in recorded["parameters"].items() if k in declared}
+
+
+def rescore(run: str | Path) -> dict:
+    """Replay one run; returns {"run", "changed", "calls", "problems"}."""
+    run = Path(run).resolve()
+    before = manifest.read(run)
+    experiment = get(before["experiment"])
+    notebook = NOTEBOOKS / f"{experiment.notebook_stem}.ipynb"
+    params = notebook_parameters(before, notebook)
+    old, old_manifest = snapshot(run), (run / "manifest.json").read_bytes()
+    # The kernel writes where the run lives: <output>/results/<experiment>/<run_name>.
+    output = run.parents[2]
+    environment = {REPLAY_ENV: "1", "LCLAB_OUTPUT_DIR": str(output)}
+    saved = {k: os.environ.get(k) for k in environment}
+    os.environ.update(environment)
+    try:
+        execute(notebook, params, output / "results" / "notebooks" / "rescore" / notebook.name)
+    except Exception as err:  # papermill's error names the cell's exception (NotInCacheError, a bug, ...)
+        (run / "manifest.json").write_bytes(old_manifest)
+        said = f"{getattr(err, 'ename', type(err).__name__)}: {getattr(err, 'evalue', err)}"
+        return {"run": f"{before['experiment']}/{before['run_name']}", "calls": 0, "changed": [],
+                "problems": [f"the replay stopped ({said}); the run's tables and manifest are as they were"]}
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    after = manifest.read(run)
+    new = snapshot(run)
+    total = pd.read_csv(run / "accounting.csv").set_index("stage").loc["total"]
+    problems = [f"parameter {k!r} was {before['parameters'].get(k)!r}, the rescore ran {v!r}"
+                for k, v in after["parameters"].items() if before["parameters"].get(k) != v]
+    return {"run": f"{before['experiment']}/{before['run_name']}", "calls": int(total["calls"]), "problems": problems,
+            "changed": sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))}
+
+
+def report(outcome: dict) -> str:
+    changed = ", ".join(outcome["changed"]) or "none (byte-identical)"
+    lines = [f"{outcome['run']}: {outcome['calls']} model calls; tables changed: {changed}"
+             " (the item rows compared without their *_cached columns)"]
+    lines += [f"  !! {p}" for p in outcome["problems"]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", help="run folders (results/<experiment>/<run_name>)")
+    args = parser.parse_args(argv)
+    status = 0
+    for run in args.runs:
+        if not (Path(run) / "manifest.json").exists():
+            print(f"!! {run}: no manifest.json here (a run folder is results/<experiment>/<run_name>)")
+            status = 1
+            continue
+        outcome = rescore(run)
+        print(report(outcome))
+        status |= int(bool(outcome["calls"] or outcome["problems"]))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
