@@ -98,6 +98,9 @@ def test_a_toy_experiment_from_its_own_folder_plans_runs_compares_and_reports(tm
 
     try:
         assert get("toy_sums").notebook_stem == "90_toy_sums"
+        # 08 reads the runs of every experiment: it runs after this one, whatever their numbers.
+        compare_notebook = notebooks.NOTEBOOKS / "08_compare_runs.ipynb"
+        assert notebooks.run_order([compare_notebook, notebook]) == [notebook, compare_notebook]
         profile = tmp_path / "toy.yaml"
         profile.write_text(yaml.safe_dump({"90_toy_sums": {"n_items": 2, "run_name": "a"}}))
 

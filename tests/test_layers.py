@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import networkx as nx
+import pytest
 from lclab.experiments import experiments
 from lclab.paths import REPO
 
@@ -65,6 +66,17 @@ def test_the_library_has_no_import_cycle():
     assert cycles == []
 
 
+def package_graph(graph: nx.DiGraph) -> nx.DiGraph:
+    """The module graph with every module folded into its package under lclab (lclab.runs.runner -> lclab.runs)."""
+    fold = lambda m: ".".join(m.split(".")[:2])  # noqa: E731
+    return nx.DiGraph((fold(a), fold(b)) for a, b in graph.edges if fold(a) != fold(b))
+
+
+def test_the_packages_import_each_other_without_a_cycle():
+    cycles = [sorted(c) for c in nx.strongly_connected_components(package_graph(import_graph())) if len(c) > 1]
+    assert cycles == []
+
+
 def test_shared_code_imports_no_experiment_and_experiments_import_no_other():
     assert layer_violations(import_graph(), experiment_folders()) == []
 
@@ -83,11 +95,43 @@ def test_the_checks_catch_a_planted_cycle_and_an_upward_import(tmp_path):
     assert layer_violations(graph, {"lclab.exp"}) == ["upward: lclab.shared imports lclab.exp.run"]
 
 
+def test_the_package_check_catches_two_packages_that_import_each_other_through_different_modules(tmp_path):
+    pkg = tmp_path / "lclab"
+    for sub in ("a", "b"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "one.py").write_text("from ..b.two import f\n")
+    (pkg / "b" / "two.py").write_text("def f():\n    pass\n")
+    (pkg / "b" / "three.py").write_text("from ..a import four\n")
+    (pkg / "a" / "four.py").write_text("")
+    graph = import_graph(tmp_path)
+    assert [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1] == []  # no module cycle
+    assert [sorted(c) for c in nx.strongly_connected_components(package_graph(graph)) if len(c) > 1] == [
+        ["lclab.a", "lclab.b"]]
+
+
 def test_every_experiment_folder_is_registered_and_at_most_8_modules_sit_flat():
     registered = {e.name for e in experiments()}
     assert len(registered) == len(experiment_folders()) >= 8
     flat = [p.name for p in (LIB / "lclab").glob("*.py")]
     assert len(flat) <= 8, flat
+
+
+def test_an_experiment_module_that_fails_to_import_fails_the_registry_loudly(tmp_path, monkeypatch):
+    import lclab
+    from lclab import experiments as registry
+
+    (tmp_path / "broken_exp").mkdir()
+    (tmp_path / "broken_exp" / "__init__.py").write_text("")
+    (tmp_path / "broken_exp" / "experiment.py").write_text("raise KeyError('a typo in the registration')\n")
+    monkeypatch.setattr(lclab, "__path__", [*lclab.__path__, str(tmp_path)])
+    monkeypatch.setattr(registry, "_discovered", False)
+    with pytest.raises(registry.RegistrationError, match=r"lclab\.broken_exp\.experiment .*KeyError"):
+        registry.experiments()
+    assert registry._discovered is False  # tried again on the next lookup, never silently partial
+    monkeypatch.setattr(lclab, "__path__", [p for p in lclab.__path__ if p != str(tmp_path)])
+    assert len(registry.experiments()) >= 8
 
 
 def test_no_module_is_over_300_lines():

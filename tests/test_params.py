@@ -6,7 +6,7 @@ import sys
 
 import pytest
 from lclab.paths import REPO as REPO_ROOT
-from lclab.runs.notebooks import NOTEBOOKS, declared_parameters, parameters_for
+from lclab.runs.notebooks import NOTEBOOKS, declared_parameters, notebook_defaults, parameters_for
 from lclab.runs.params import ParameterError, check_model_spec, check_rules
 
 SWEEP = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
@@ -90,7 +90,7 @@ def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
     rows = []
     for stem in ("01_lost_in_the_middle", "07_rag_ifeval", "05_nli_answer_eval"):
         nb = NOTEBOOKS / f"{stem}.ipynb"
-        rows += plan_notebook(stem, parameters_for(nb, load_profile("smoke")), declared_parameters(nb))
+        rows += plan_notebook(stem, parameters_for(nb, load_profile("smoke")), notebook_defaults(nb))
     table = plan_table(rows).set_index(["notebook", "stage"])
     assert ACCOUNTING.total_calls() == 0 and LocalBackend.loaded_models() == loaded_before  # nothing called or loaded
     assert table.loc[("01_lost_in_the_middle", "answer"), "calls"] == 2 * 3  # pairs x depths

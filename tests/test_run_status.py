@@ -7,7 +7,7 @@ import time
 import pandas as pd
 import pytest
 from lclab import paths
-from lclab.runs.notebooks import failed_runs_since
+from lclab.runs.manifest import failed_runs_since
 from lclab.runs.runner import Run, Step
 
 

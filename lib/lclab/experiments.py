@@ -111,17 +111,28 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
+class RegistrationError(ImportError):
+    """An experiment folder's `experiment.py` could not be imported: the registry would be partial."""
+
+
 def discover() -> None:
-    """Import every `lclab.<folder>.experiment` module once, which registers its experiment."""
+    """Import every `lclab.<folder>.experiment` module once, which registers its experiment. One that fails to
+    import raises RegistrationError naming it (and discovery is tried again on the next lookup): a registry that
+    silently lacked an experiment would plan, compare and report without it."""
     global _discovered
     if _discovered:
         return
-    _discovered = True
     import lclab
 
     for info in pkgutil.iter_modules(lclab.__path__):
-        if info.ispkg and importlib.util.find_spec(f"lclab.{info.name}.experiment") is not None:
-            importlib.import_module(f"lclab.{info.name}.experiment")
+        module = f"lclab.{info.name}.experiment"
+        if info.ispkg and importlib.util.find_spec(module) is not None:
+            try:
+                importlib.import_module(module)
+            except Exception as err:
+                raise RegistrationError(f"{module} failed to import, so its experiment is not registered: "
+                                        f"{type(err).__name__}: {err}") from err
+    _discovered = True
 
 
 def experiments() -> list[Experiment]:

@@ -12,6 +12,7 @@ import hashlib
 import importlib
 import json
 import os
+import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,3 +169,14 @@ if __name__ == "__main__":
 
     for arg in sys.argv[1:] or ["qwen2.5-coder-0.5b"]:
         print(f"{arg}: {ensure_model(arg)}")
+
+
+def cpu_name() -> str:
+    """This machine's CPU model (what the throughput record and a run's manifest name the machine by)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

@@ -24,7 +24,7 @@ import pandas as pd
 import yaml
 
 from ..models import cached, count_prompt_tokens, count_tokens
-from ..models.local_models import model_dir
+from ..models.local_models import cpu_name, model_dir
 from ..paths import PARAMS
 
 # Seconds per token on 2 cores (shared/OFFLINE_STACK.md): prefill, decode, per-call overhead, and the
@@ -43,9 +43,7 @@ COLUMNS = ["notebook", "stage", "model", "calls", "cached", "prompt_tokens", "co
 
 
 def _machine() -> str:
-    from ..runs.manifest import _cpu
-
-    return f"{_cpu()} x{os.cpu_count()}"
+    return f"{cpu_name()} x{os.cpu_count()}"
 
 
 def _throughput_file() -> Path:
@@ -203,12 +201,11 @@ def answers_and_judges(notebook: str, model: str, judge: str, prompts: list, max
             len(prompts) * judges_per * (JUDGE_PROMPT + reference_tokens + max_tokens), len(prompts) * judges_per * 8)]
 
 
-def plan_notebook(notebook: str, params: dict, declared: dict) -> list[dict]:
-    """The plan of one notebook under its parameters (defaults where not given)."""
+def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
+    """The plan of one notebook under its parameters (`defaults`, its declared values, where not given)."""
     from ..experiments import for_notebook
-    from ..runs.params import literal
 
-    p = {name: literal(info["default"]) for name, info in declared.items()} | params
+    p = defaults | params
     experiment = for_notebook(notebook)
     return experiment.plan(notebook, p) if experiment and experiment.plan else []
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import prompts
+from .. import paths, prompts
+from ..models.local_models import cpu_name
 from ..paths import REPO
 from .folders import accounting_to_date
 
@@ -82,16 +83,6 @@ def _git(*args: str) -> str | None:
         return None
 
 
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def environment() -> dict:
     """Package versions, the repo commit and its state, the machine."""
     versions = {}
@@ -103,7 +94,7 @@ def environment() -> dict:
     status = _git("status", "--porcelain")
     return {"packages": versions, "python": platform.python_version(), "commit": _git("rev-parse", "HEAD"),
             "dirty": bool(status) if status is not None else None,
-            "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "platform": platform.platform()}}
+            "machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "platform": platform.platform()}}
 
 
 def _plain_numbers(counts: dict) -> dict:
@@ -175,3 +166,22 @@ def rebuild_prompt(directory: str | Path, row: dict):
                     return sample["input"]
     raise LookupError(f"{experiment.name} does not rebuild its prompts (Experiment.rebuild_prompt) and no samples "
                       f"file in {directory} holds this item's input")
+
+
+def failed_runs_since(started: float) -> list[str]:
+    """One line per run written since `started` whose items failed (status partial or failed), with the count
+    and the first error: a notebook that "finished" with failed calls must not pass for a good run."""
+    lines = []
+    for path in sorted(paths.RESULTS.glob("*/*/manifest.json")):
+        try:
+            if path.stat().st_mtime < started:
+                continue
+            m = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        trials = m.get("trials") or {}
+        if m.get("status") in ("failed", "partial"):
+            lines.append(f"run {m['experiment']}/{m['run_name']} {m['status']}: {trials.get('failed_items')} of "
+                         f"{m.get('n_items')} items failed or could not be scored; the first: "
+                         f"{trials.get('first_error')}")
+    return lines

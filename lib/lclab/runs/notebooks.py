@@ -13,7 +13,6 @@ model is assembled or loaded.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import sys
@@ -28,7 +27,7 @@ from ..models.errors import CacheError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
 from .kernels import INTERRUPTED, on_interrupt, quiet_kernel
-from .manifest import NOTEBOOK_ENV
+from .manifest import NOTEBOOK_ENV, failed_runs_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
 from .preflight import judge_is_answerer, still_to_fetch
@@ -44,6 +43,19 @@ def declared_parameters(notebook: Path) -> dict[str, dict]:
     import papermill
 
     return papermill.inspect_notebook(str(notebook))
+
+
+def notebook_defaults(notebook: Path) -> dict:
+    """Every parameter the notebook declares, with its default value."""
+    return {name: literal(info["default"]) for name, info in declared_parameters(notebook).items()}
+
+
+def run_order(notebooks: list[Path]) -> list[Path]:
+    """Experiments in notebook order, then the notebooks that run none (08's comparison, which reads the others'
+    runs): an experiment numbered after 08 is compared in the same round."""
+    from ..experiments import for_notebook
+
+    return sorted(notebooks, key=lambda nb: for_notebook(nb.stem) is None)
 
 
 def load_profile(name: str) -> dict:
@@ -100,12 +112,7 @@ def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
         for name, info in declared_parameters(notebook).items():
             if not name.endswith(("model", "models")):
                 continue
-            value = params.get(name, info["default"])
-            if isinstance(value, str):  # a default as papermill reads it: source text
-                try:
-                    value = ast.literal_eval(value)
-                except (ValueError, SyntaxError):
-                    value = value.strip("\"'")
+            value = params.get(name, literal(info["default"]))
             for spec in value if isinstance(value, list) else [value]:
                 if isinstance(spec, dict):  # a model-config object (RAG-IFEval)
                     spec = spec.get("model")
@@ -136,33 +143,12 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     return time.perf_counter() - started
 
 
-def failed_runs_since(started: float) -> list[str]:
-    """One line per run written since `started` whose items failed (status partial or failed), with the count
-    and the first error: a notebook that "finished" with failed calls must not pass for a good run."""
-    import json
-
-    lines = []
-    for path in sorted(paths.RESULTS.glob("*/*/manifest.json")):
-        try:
-            if path.stat().st_mtime < started:
-                continue
-            m = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        trials = m.get("trials") or {}
-        if m.get("status") in ("failed", "partial"):
-            lines.append(f"run {m['experiment']}/{m['run_name']} {m['status']}: {trials.get('failed_items')} of "
-                         f"{m.get('n_items')} items failed or could not be scored; the first: "
-                         f"{trials.get('first_error')}")
-    return lines
-
 
 def notebook_design(notebook: Path, params: dict, target: float = 0.10) -> str | None:
     """What the run's n can show, before it runs (lclab.planning.design), or None for a notebook with no design."""
     from ..planning.design import design_line
 
-    defaults = {name: literal(info["default"]) for name, info in declared_parameters(notebook).items()}
-    return design_line(notebook.stem, defaults | params, target)
+    return design_line(notebook.stem, notebook_defaults(notebook) | params, target)
 
 
 def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.10) -> None:
@@ -171,7 +157,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
 
     from ..planning.plan import plan_notebook, plan_table, shown_plan, speed_factor
 
-    rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, declared_parameters(nb))]
+    rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]
     table = plan_table(rows)
     with pd.option_context("display.max_rows", 200, "display.width", 160, "display.max_colwidth", 40):
         print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "
@@ -209,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", help="notebook files or stems (default: all, in order)")
     args = parser.parse_args(argv)
 
-    chosen = [Path(n) if n.endswith(".ipynb") else NOTEBOOKS / f"{n}.ipynb" for n in args.notebooks] \
-        or sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+    chosen = run_order([Path(n) if n.endswith(".ipynb") else NOTEBOOKS / f"{n}.ipynb" for n in args.notebooks]
+                       or sorted(NOTEBOOKS.glob("[0-9]*.ipynb")))
     missing = [str(nb) for nb in chosen if not nb.exists()]
     # Check every notebook's parameters before running any: a typo in the last
     # notebook's profile should not surface after an hour of the first one.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from .notebooks import NOTEBOOKS, declared_parameters, load_profile, parameters_for
+from .notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
 
 QUOTED = ("default", "documented")  # the profiles whose plans the README quotes in calls
 
@@ -20,7 +20,7 @@ def planned(profile: str) -> dict:
 
     settings = load_profile(profile)
     rows = [r for nb in sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
-            for r in plan_notebook(nb.stem, parameters_for(nb, settings), declared_parameters(nb))]
+            for r in plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))]
     total = plan_table(rows).iloc[-1]
     return {"calls": int(total["calls"]), "seconds": float(total["seconds"])}
 
