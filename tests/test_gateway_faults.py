@@ -123,8 +123,8 @@ def test_cache_never_holds_the_api_key(serve, monkeypatch, tmp_path):
 def test_unparseable_judge_reply_is_repaired_once_then_reported_not_scored(serve):
     server = serve(reply="I think they match.")
     verdict = judge_correct("openai/fault-model", "Q?", "A", "A")
-    assert verdict["judge_correct"] is None
-    assert "no JSON object" in verdict["judge_error"]
+    assert verdict.value is None and not verdict.scored
+    assert "no JSON object" in verdict.unscored
     # Asked for logprobs first (this endpoint returns none), then the reply and one repair round.
     assert len(server.requests) == 3 and server.requests[0]["logprobs"] and "logprobs" not in server.requests[1]
     assert server.requests[2]["messages"][-1]["content"].startswith("Your reply could not be used")
@@ -139,9 +139,11 @@ def test_valid_judge_reply_is_parsed(serve):
     serve(reply='```json\n{"correct": true}\n```')
     # No logprobs from this endpoint: the verdict is flagged as read from the sampled token, its probability
     # is the verdict itself (1.0), never a made-up number, and the mass outside is unknown.
-    assert judge_correct("openai/fault-model", "Q?", "A", "A") == {
+    verdict = judge_correct("openai/fault-model", "Q?", "A", "A")
+    assert verdict.columns("judge_correct", error="judge_error") == {
         "judge_correct": True, "judge_correct_p": 1.0, "judge_correct_source": "sampled",
         "judge_correct_mass_outside": None, "judge_error": None}
+    assert verdict.answer == '```json\n{"correct": true}\n```'  # the reply the verdict was read from
 
 
 def test_json_mode_is_requested_from_the_endpoint(serve):

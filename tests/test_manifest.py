@@ -1,12 +1,13 @@
 """Every run writes what made it; the index lists runs; an item's prompt is rebuilt from the manifest and its hash
-checked against the one the row recorded (01 and 07, on the real 0.5B model at smoke size)."""
+checked against the one the row recorded (01 rebuilt from its parameters, 07 read from its samples file; on the
+real 0.5B model at smoke size)."""
 
 import json
 
 import pytest
 from lclab.depth_sweep import run_depth_sweep
 from lclab.models import prompt_sha256
-from lclab.rag_ifeval import run_models
+from lclab.rag_ifeval import Options, load_documents, load_samples, run_models
 from lclab.runs.index import run_index
 from lclab.runs.manifest import read, rebuild_prompt
 
@@ -36,7 +37,11 @@ def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly():
 def test_rag_ifeval_prompts_rebuild_exactly_with_a_shuffled_context(tmp_path):
     result = run_models([SMALL], run_name="m", n_samples=2, shuffle_context=True, max_tokens=8)
     rows = result.data["rows"]
+    # Read back from the samples file written before the calls, which holds each exact prompt and its order.
     assert all(prompt_sha256(rebuild_prompt(result.dir, r)) == r["prompt_sha256"] for r in rows)
-    edited = dict(rows[0], context=list(reversed(rows[0]["context"])))  # another order: another prompt
-    assert prompt_sha256(rebuild_prompt(result.dir, edited)) != rows[0]["prompt_sha256"]
+    written = [json.loads(line) for line in (result.dir / "qwen2.5-coder-0.5b.samples.jsonl").read_text().splitlines()]
+    assert [w["metadata"]["context"] for w in written] == [r["context"] for r in rows]
+    options = Options().resolved()
+    listed = {s.id: list(s.context) for s in load_samples(options.eval_path, load_documents(options.docs_path))}
+    assert any(r["context"] != listed[r["id"]] for r in rows)  # shuffled: the prompts are not the file's order
     assert json.loads((result.dir / "manifest.json").read_text())["parameters"]["shuffle_context"] is True

@@ -117,9 +117,9 @@ def test_the_default_prompt_numbers_documents_from_zero():
 
 
 def load_samples_inline(docs):
-    from lclab.rag_ifeval.data import Sample
+    from lclab.rag_ifeval.data import BenchmarkItem
 
-    return Sample("s", "Co?", tuple(docs), {"refuse": False})
+    return BenchmarkItem("s", "Co?", tuple(docs), {"refuse": False})
 
 
 def test_a_custom_template_with_an_unknown_variable_fails_clearly(tmp_path):
@@ -132,9 +132,9 @@ def test_a_custom_template_with_an_unknown_variable_fails_clearly(tmp_path):
 
 
 def test_shuffling_is_seeded_per_sample_and_recorded():
-    from lclab.rag_ifeval.data import Sample
+    from lclab.rag_ifeval.data import BenchmarkItem
 
-    sample = Sample("s1", "Q?", tuple("abcdefgh"), {"refuse": False})
+    sample = BenchmarkItem("s1", "Q?", tuple("abcdefgh"), {"refuse": False})
     first = context_order(sample, True, 0)
     assert first == context_order(sample, True, 0) and sorted(first) == list("abcdefgh")
     assert first != sample.context and context_order(sample, True, 1) != first

@@ -53,11 +53,13 @@ def test_the_needle_sits_at_its_depth():
 
 
 def test_scores_by_hand():
-    assert score("The numbers are 123 and 456.", ["123", "456", "789"], "all") == pytest.approx(2 / 3)
-    assert score("ABCDE, fghij", ["abcde", "FGHIJ"], "all") == 1.0  # case does not matter
-    assert score("nothing", ["123"], "all") == 0.0
-    assert score("It was the Yahoo deal.", ["Yahoo deal", "Microsoft"], "part") == 1.0  # any answer
-    assert score(None, ["x"], "all") is None  # no reply: unscored, never 0
+    two = score("The numbers are 123 and 456.", ["123", "456", "789"], "all")
+    assert two.value == pytest.approx(2 / 3) and two.metadata["found"] == ["123", "456"]
+    assert score("ABCDE, fghij", ["abcde", "FGHIJ"], "all").value == 1.0  # case does not matter
+    assert score("nothing", ["123"], "all").value == 0.0
+    assert score("It was the Yahoo deal.", ["Yahoo deal", "Microsoft"], "part").value == 1.0  # any answer
+    none = score(None, ["x"], "all")  # no reply: unscored with its reason, never 0
+    assert none.value is None and not none.scored and none.unscored == "no response"
 
 
 def test_a_budget_that_cannot_hold_the_question_is_refused():

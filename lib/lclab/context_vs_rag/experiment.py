@@ -6,8 +6,7 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import JUDGE_PROMPT, answers_and_judges, row
 from ..qa import load_validated
-from ..text.context import answer_prompt
-from .run import EXPERIMENT
+from .run import EXPERIMENT, prepare
 from .sets import build_sets
 
 RAG_QUESTION_TOKENS = 60  # the answer template and the question around the retrieved chunks
@@ -21,8 +20,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
     _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     count, text = budget_counters(model)
     sets = build_sets(qa, pool, p["context_tokens"], p["noise_levels"], p["seed"], count, text)
-    rows = answers_and_judges(notebook, model, judge, [answer_prompt(s.docs, s.question) for s in sets],
-                              p["max_answer_tokens"], samples)  # RAG prompts come between
+    long_context = [s.input for s in prepare(sets) if s["method"] == "long_context"]
+    rows = answers_and_judges(notebook, model, judge, long_context, p["max_answer_tokens"], samples)
     rows[0]["stage"], rows[1]["stage"] = "answer, long context", "judge, long context"
     rag_prompt = p["top_k"] * p["chunk_tokens"] + RAG_QUESTION_TOKENS
     rows += [row(notebook, "answer, RAG (estimated)", model, len(sets), 0, len(sets) * rag_prompt,

@@ -10,8 +10,6 @@ tokens and the answering call's latency give the cost side.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
 from ..models import budget_counters, check_budget, complete, tokenizer_name
@@ -19,13 +17,13 @@ from ..qa import load_validated
 from ..retrieval.chunking import Chunker
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
-from ..scoring.judges import JUDGE, correctness_card, judge_correct, string_match
+from ..runs.samples import Sample
+from ..scoring.judges import JUDGE, correctness_card, correctness_columns, judge_correct
 from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary
 from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
 from ..stats.paired import effect_row, paired, power_note, wide
 from ..text.context import answer_prompt
-from ..text.corpus import Document
 from .sets import DocumentSet, build_sets, retrieve
 
 EXPERIMENT = "context_vs_rag"
@@ -33,12 +31,13 @@ KEY = ("qa_id", "noise_pct", "method", "fingerprint")
 METHODS = ("long_context", "rag")
 
 
-@dataclass(frozen=True)
-class MethodTrial:
-    """One document set answered by one method: the whole set in the prompt, or the chunks retrieved from it."""
-
-    set: DocumentSet
-    method: str  # one of METHODS
+def prepare(sets: list[DocumentSet]) -> list[Sample]:
+    """Every document set once per method, as a Sample: long context's input is its exact answer prompt; RAG's is
+    the query its retrieval embeds (its answer prompt is built from the chunks that step writes down)."""
+    return [Sample(id=f"{s.qa_id}:{s.noise_pct}:{method}",
+                   input=answer_prompt(s.docs, s.question) if method == "long_context" else s.question,
+                   target=s.gold, metadata={"method": method, "set": s, "cluster": s.qa_id})
+            for s in sets for method in METHODS]
 
 
 def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: int,
@@ -54,37 +53,38 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         settings = (model, judge_model, max_answer_tokens, JUDGE, self_consistency)
         rag_settings = (store, embedder, chunker.name, top_k)
 
-        def key(trial: MethodTrial) -> tuple:
-            s, rag = trial.set, trial.method == "rag"
+        def key(sample: Sample) -> tuple:
+            s, rag = sample["set"], sample["method"] == "rag"
             made_with = [settings, [d.id for d in s.docs], s.question] + ([rag_settings] if rag else [])
-            return (s.qa_id, s.noise_pct, trial.method, fingerprint(*made_with))
+            return (s.qa_id, s.noise_pct, sample["method"], fingerprint(*made_with))
 
-        def prepare(trial: MethodTrial, row: dict) -> dict:
-            doc_set = trial.set
-            if trial.method == "long_context":
-                return {"_prompt": answer_prompt(doc_set.docs, doc_set.question)}
+        def retrieval(sample: Sample, row: dict) -> dict:
+            if sample["method"] == "long_context":
+                return {}
+            doc_set = sample["set"]
             got = retrieve(doc_set, store, embedder, chunker, top_k, run.dir / "chroma")
             ids = [h.chunk_id for h in got["hits"]]
-            chunks = [Document(h.chunk_id, h.text) for h in got["hits"]]
-            return {"_prompt": answer_prompt(chunks, doc_set.question), "retrieved": ids,
-                    "answer_doc_retrieved": any(i.startswith(doc_set.answer_id + "::") for i in ids),
+            return {"retrieved": ids, "answer_doc_retrieved": any(i.startswith(doc_set.answer_id + "::") for i in ids),
                     "index_s": round(got["index_s"], 3), "search_s": round(got["search_s"], 4)}
 
-        def answer(trial, row: dict) -> dict:
-            return answer_columns(complete(model, row["_prompt"], stage="answer", max_tokens=max_answer_tokens))
+        def answer(sample: Sample, row: dict) -> dict:
+            prompt = sample.input
+            if sample["method"] == "rag":  # the chunks the retrieval step wrote down, in its order
+                chunks = {c.chunk_id: c for c in chunker.split(sample["set"].docs)}
+                prompt = answer_prompt([chunks[i] for i in row["retrieved"]], sample["set"].question)
+            return answer_columns(complete(model, prompt, stage="answer", max_tokens=max_answer_tokens))
 
-        def judge(trial: MethodTrial, row: dict) -> dict:
-            doc_set = trial.set
+        def judge(sample: Sample, row: dict) -> dict:
+            doc_set = sample["set"]
             verdict = judge_correct(judge_model, doc_set.question, row["response"], doc_set.gold, self_consistency)
-            return {"string_match": string_match(row["response"], doc_set.gold), **verdict,
-                    "error": verdict["judge_error"] and f"judge: {verdict['judge_error']}"}
+            return correctness_columns(verdict, row["response"], doc_set.gold)
 
         # Retrieval first (cheap, and it needs the embedder, not the LLM), then every answer, then the judge.
         items = run.trials(
-            [MethodTrial(s, m) for s in sets for m in METHODS], log=run.log(KEY), key=key,
-            describe=lambda t: {"n_distractors": t.set.n_distractors, "question": t.set.question, "gold": t.set.gold,
-                                "model": model, "judge_model": judge_model},
-            steps=[Step("retrieve", prepare), Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
+            prepare(sets), log=run.log(KEY), key=key,
+            describe=lambda t: {"n_distractors": t["set"].n_distractors, "question": t["set"].question,
+                                "gold": t.target, "model": model, "judge_model": judge_model},
+            steps=[Step("retrieve", retrieval), Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
         notes = [f"{len(qa)} QA pairs x noise levels -> {len(sets)} document sets, 2 methods each; "
                  + run.resume_note(),
                  f"context budget {context_tokens} tokens ({tokenizer_name(model)}); {len(pool)} passages in the corpus"]

@@ -16,7 +16,7 @@ from ..models.embeddings import DEFAULT_EMBEDDER
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
-from ..scoring.judges import JUDGE, correctness_card, judge_correct, string_match
+from ..scoring.judges import JUDGE, correctness_card, correctness_columns, judge_correct
 from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
 from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
@@ -100,8 +100,7 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
 
         def judge(t: Trial, row: dict) -> dict:
             verdict = judge_correct(judge_model, t.question, row["response"], t.gold, self_consistency)
-            return {"string_match": string_match(row["response"], t.gold), **verdict,
-                    "error": verdict["judge_error"] and f"judge: {verdict['judge_error']}"}
+            return correctness_columns(verdict, row["response"], t.gold)
 
         # Answers first, all of them, in prefix-sharing order; judging afterwards, so
         # judge prompts do not evict the shared documents from llama.cpp's KV cache.

@@ -4,17 +4,17 @@ Its Polish lemmas are in lclab.text.polish and its JSON model configs in lclab.m
     rules.py         the five conditions (include, exclude, cite, refuse, safe) and the pooled metrics
     data.py          the official data format, checked on load
     options.py       the run options, defined once (the CLI and notebook 07 take them from here)
-    experiment.py    its registration: plan, comparison, prompt rebuilding
-    run.py           answer and score every sample through the trial runner
+    experiment.py    its registration: plan (from the prepared samples), comparison
+    run.py           prepare each model's samples (exact messages), answer and score them through the runner
     tables.py        per-model summaries, the side-by-side table, the console report
     cli.py           python -m lclab.rag_ifeval
     figure.py        every condition and measure per model, with bootstrap CIs
 """
 
 from ..models.configs import ModelConfig, model_config
-from .data import DataError, Sample, load_badwords, load_documents, load_samples
+from .data import BenchmarkItem, DataError, load_badwords, load_documents, load_samples
 from .figure import rag_ifeval_figure
 from .options import Options, build_prompt, context_order, load_template
 from .rules import CONDITIONS, METRICS, Answer, Judge
-from .run import EXPERIMENT, run_model, run_models
+from .run import EXPERIMENT, prepare, run_model, run_models
 from .tables import format_summary, model_summaries, sample_table, score_table, summary

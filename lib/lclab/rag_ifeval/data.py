@@ -24,7 +24,10 @@ class DataError(ValueError):
 
 
 @dataclass(frozen=True)
-class Sample:
+class BenchmarkItem:
+    """One record of samples.json as the benchmark defines it (the lab's trial is a `runs.samples.Sample`
+    built from it: `rag_ifeval.run.prepare`)."""
+
     id: str
     question: str
     context: tuple[str, ...]  # document ids, in the file's order
@@ -77,7 +80,7 @@ def _phrases(value, field: str) -> list:
     return value
 
 
-def _check_sample(raw, docs: dict[str, str]) -> Sample:
+def _check_sample(raw, docs: dict[str, str]) -> BenchmarkItem:
     if not isinstance(raw, dict):
         raise ValueError("a sample must be an object")
     missing = [k for k in ("id", "question", "context", "expect") if k not in raw]
@@ -111,10 +114,10 @@ def _check_sample(raw, docs: dict[str, str]) -> Sample:
             raise ValueError(f"{field} must be true or false, not {arg!r}")
     if "cite" in expect:
         expect = {**expect, "cite": [str(d) for d in expect["cite"]]}
-    return Sample(str(raw["id"]), raw["question"], context, expect)
+    return BenchmarkItem(str(raw["id"]), raw["question"], context, expect)
 
 
-def load_samples(path: str | Path, docs: dict[str, str]) -> list[Sample]:
+def load_samples(path: str | Path, docs: dict[str, str]) -> list[BenchmarkItem]:
     """The samples, each checked against the documents; DataError names the first bad one."""
     text = _read_text(path)
     try:

@@ -1,4 +1,4 @@
-"""Notebook 07 as one registered experiment: how it is planned, compared and its prompts rebuilt."""
+"""Notebook 07 as one registered experiment: how it is planned and compared."""
 
 from __future__ import annotations
 
@@ -9,33 +9,29 @@ from ..models import cached, count_prompt_tokens
 from ..models.configs import model_config
 from ..planning.plan import row
 from .data import load_documents, load_samples
-from .options import Options, build_prompt, context_order, load_template
+from .options import Options
 from .rules import METRICS, SCORES
-from .run import EXPERIMENT, rebuild_prompt
+from .run import EXPERIMENT, prepare
 
 UNCACHED_ANSWER_TOKENS = 40  # a typical answer's length, for answers not in the cache yet
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """Every model's exact prompts (as the run builds them), looked up in the cache and counted."""
-    fields = {f: p[f] for f in Options.__dataclass_fields__ if f in p}
-    options = Options(**fields).resolved()
+    """Every model's prepared samples (the exact messages the run sends), looked up in the cache and counted."""
+    options = Options(**{f: p[f] for f in Options.__dataclass_fields__ if f in p}).resolved()
     docs = load_documents(options.docs_path)
-    samples = load_samples(options.eval_path, docs)[:p["n_samples"] or None]
-    template = load_template(options.prompt)
-    system = None if options.text_completion else (options.system_message or None)
+    items = load_samples(options.eval_path, docs)[:p["n_samples"] or None]
     rows = []
     for spec in p["models"]:
         config = model_config(spec, options.max_tokens)
-        prompts = [build_prompt(template, s, context_order(s, options.shuffle_context, options.shuffle_seed), docs,
-                                options.refusal_message) for s in samples]
-        hits = [cached(config.spec, q, system=system, max_tokens=config.max_tokens, temperature=config.temperature,
-                       text_completion=options.text_completion) for q in prompts]
-        tokens = sum(count_prompt_tokens(config.spec, q, system) for q in prompts)
+        inputs = [s.input for s in prepare(config, items, docs, options)]
+        hits = [cached(config.spec, q, max_tokens=config.max_tokens, temperature=config.temperature,
+                       text_completion=options.text_completion) for q in inputs]
         done = [h for h in hits if h is not None]
-        rows.append(row(notebook, "rag_ifeval answer", config.spec, len(prompts), len(done), tokens,
+        rows.append(row(notebook, "rag_ifeval answer", config.spec, len(inputs), len(done),
+                        sum(count_prompt_tokens(config.spec, q) for q in inputs),
                         sum(h["completion_tokens"] for h in done)
-                        + UNCACHED_ANSWER_TOKENS * (len(prompts) - len(done))))
+                        + UNCACHED_ANSWER_TOKENS * (len(inputs) - len(done))))
     return rows
 
 
@@ -53,7 +49,7 @@ def every_measure(rows: pd.DataFrame) -> list[tuple[str, pd.Series]]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="07_rag_ifeval", plan=plan, rebuild_prompt=rebuild_prompt,
+    name=EXPERIMENT, notebook="07_rag_ifeval", plan=plan,
     comparable=("docs_path", "eval_path", "shuffle_context", "shuffle_seed", "refusal_message", "n_samples",
                 "badwords_path"),
     series=Series(key=("id",), value="total", split=("model",), binary=False, x_label="condition or measure",

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..models.configs import DEFAULT_MAX_TOKENS
 from ..paths import repo_path
 from ..prompts import template
-from .data import DataError, Sample
+from .data import DataError, BenchmarkItem
 
 # Paths relative to the repo root, as notebook parameters give them; `resolved()` makes them absolute.
 DATA = "data/rag_ifeval"
@@ -56,7 +56,7 @@ def load_template(path: str | Path):
         raise DataError(f"prompt template {path}, line {err.lineno}: {err.message}") from err
 
 
-def context_order(sample: Sample, shuffle: bool, seed: int) -> tuple[str, ...]:
+def context_order(sample: BenchmarkItem, shuffle: bool, seed: int) -> tuple[str, ...]:
     """The sample's documents in prompt order: as listed, or shuffled by (seed, sample id)."""
     if not shuffle:
         return sample.context
@@ -65,7 +65,7 @@ def context_order(sample: Sample, shuffle: bool, seed: int) -> tuple[str, ...]:
     return tuple(order)
 
 
-def build_prompt(template, sample: Sample, order: tuple[str, ...], docs: dict[str, str],
+def build_prompt(template, sample: BenchmarkItem, order: tuple[str, ...], docs: dict[str, str],
                  refusal_message: str) -> str:
     """The user prompt: the template given the question, the documents in `order` and the refusal phrase."""
     import jinja2

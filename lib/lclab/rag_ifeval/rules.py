@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
 
+from ..scoring.score import Score
 from ..text.polish_phrases import normalize
 
 # Phrases and alternatives: ["20 zł", ["dwadzieścia złotych", "20 złotych"], ...]
@@ -116,6 +117,11 @@ class Judge:
 
     refusal_message: str
     badwords: frozenset[str]
+
+    def evaluate(self, answer: Answer, expect: dict) -> Score:
+        """Every condition of `expect` scored, as one Score: value {"include": .., "cite_f1": .., ...}, answer the
+        normalized answer the rules read."""
+        return Score(self.score(answer, expect), answer=answer.normalized)
 
     def score(self, answer: Answer, expect: dict) -> dict[str, float]:
         """Every condition of `expect` scored: {"include": .., "cite_f1": .., ...}."""

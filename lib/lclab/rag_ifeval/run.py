@@ -1,5 +1,8 @@
 """RAG-IFEval: answer each sample from its documents, then score the answer by rule.
 
+Each benchmark item becomes a `Sample` holding the exact messages the model is sent (`prepare`), written to
+`<model>.samples.jsonl` before any call; `--plan` counts the same samples.
+
 Answers go through the gateway (cached) and the trial runner: each sample's row
 is appended to the model's log as it finishes, so a killed run resumes without
 repeating a finished sample, and a rerun re-scores from the cache.
@@ -13,7 +16,8 @@ from ..models import MissingAPIKeyError, complete
 from ..models.configs import ModelConfig, model_config
 from ..runs.folders import ItemLog, fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, run_trials
-from .data import DataError, Sample, load_badwords, load_documents, load_samples
+from ..runs.samples import Sample
+from .data import BenchmarkItem, DataError, load_badwords, load_documents, load_samples
 from .options import Options, build_prompt, context_order, load_template
 from .rules import Answer, Judge
 from .tables import model_summaries, models_paired, sample_table, score_table
@@ -22,7 +26,25 @@ EXPERIMENT = "rag_ifeval"
 KEY = ("model", "id", "fingerprint")
 
 
-def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], options: Options,
+def prepare(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, str], options: Options) -> list[Sample]:
+    """Each benchmark item as the trial this model is asked: the exact messages (or the text of a text
+    completion), the item's `expect` as target, its question and document order as metadata. What the run
+    answers and what `--plan` counts."""
+    options = options.resolved()
+    template = load_template(options.prompt)
+    system = [] if options.text_completion or not options.system_message else [
+        {"role": "system", "content": options.system_message}]
+    out = []
+    for item in items:
+        order = context_order(item, options.shuffle_context, options.shuffle_seed)
+        prompt = build_prompt(template, item, order, docs, options.refusal_message)
+        out.append(Sample(id=item.id, input=prompt if options.text_completion else
+                          system + [{"role": "user", "content": prompt}], target=item.expect,
+                          metadata={"question": item.question, "context": list(order), "cluster": item.id}))
+    return out
+
+
+def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, str], options: Options,
               quiet: bool = False, run: Run | None = None) -> list[dict]:
     """Answer and score every sample; one row per sample, appended to options.log_path as it finishes.
 
@@ -33,35 +55,29 @@ def run_model(config: ModelConfig, samples: list[Sample], docs: dict[str, str], 
     (and counted as resumed by `run`, when the samples run inside one).
     """
     options = options.resolved()
-    template = load_template(options.prompt)
     judge = Judge(options.refusal_message, load_badwords(options.badwords_path))
-    system = None if options.text_completion else (options.system_message or None)
     scoring = (options.refusal_message, sorted(judge.badwords))
-
-    def prompt_of(sample: Sample) -> tuple[tuple[str, ...], str]:
-        order = context_order(sample, options.shuffle_context, options.shuffle_seed)
-        return order, build_prompt(template, sample, order, docs, options.refusal_message)
+    samples = prepare(config, items, docs, options)
 
     def answer(sample: Sample, row: dict) -> dict:
-        reply = complete(config.spec, row["_prompt"], stage="rag_ifeval answer", system=system,
-                         max_tokens=config.max_tokens, temperature=config.temperature,
-                         text_completion=options.text_completion, retry=config.retry)
-        scored = Answer(reply.text, tuple(row["context"]))
+        reply = complete(config.spec, sample.input, stage="rag_ifeval answer", max_tokens=config.max_tokens,
+                         temperature=config.temperature, text_completion=options.text_completion,
+                         retry=config.retry)
+        scored = judge.evaluate(Answer(reply.text, tuple(sample["context"])), sample.target)
         return {**answer_columns(reply), "finish_reason": reply.finish_reason,
-                "scores": judge.score(scored, sample.expect), "normalized": scored.normalized,
-                "len_chars": len(reply.text), "len_words": len(scored.normalized.split())}
-
-    def describe(sample: Sample) -> dict:
-        order, prompt = prompt_of(sample)
-        return {"question": sample.question, "context": list(order), "_prompt": prompt}
+                "scores": scored.value, "normalized": scored.answer,
+                "len_chars": len(reply.text), "len_words": len(scored.answer.split())}
 
     def key(sample: Sample) -> tuple:
-        order, prompt = prompt_of(sample)
+        # The fingerprint reads as it did when the system message was a separate argument (same cache, same log).
+        system = None if options.text_completion else (options.system_message or None)
+        prompt = sample.input if options.text_completion else sample.input[-1]["content"]
         made_with = (config.spec, config.max_tokens, config.temperature, system, options.text_completion)
-        return (config.label, sample.id, fingerprint(made_with, prompt, sample.expect, scoring))
+        return (config.label, sample.id, fingerprint(made_with, prompt, sample.target, scoring))
 
     log = ItemLog(options.log_path, KEY)
-    how = dict(key=key, describe=describe, steps=[Step(config.label, answer, config.threads)], quiet=quiet,
+    how = dict(key=key, describe=lambda s: {"question": s["question"], "context": s["context"]},
+               steps=[Step(config.label, answer, config.threads)], quiet=quiet,
                stop_on=(MissingAPIKeyError, DataError))
     if run is not None:
         run.trials(samples, log=log, **how)
@@ -103,17 +119,3 @@ def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Re
                           headline=headline(f"total, {first.get('model', '?')}", first.get("score"), first.get("lo"),
                                             first.get("hi")),
                           tables={"score_table": score_table(rows), "models_paired": paired}, data={"rows": rows})
-
-
-def rebuild_prompt(parameters: dict, row: dict) -> list[dict] | str:
-    """The prompt a sample's answering call sent (chat messages, or the text of a text completion), rebuilt
-    from the run's parameters and the document order the row records (see lclab.runs.manifest)."""
-    fields = {f: parameters[f] for f in Options.__dataclass_fields__ if f in parameters}
-    options = Options(**fields).resolved()
-    docs = load_documents(options.docs_path)
-    sample = next(s for s in load_samples(options.eval_path, docs) if s.id == str(row["id"]))
-    prompt = build_prompt(load_template(options.prompt), sample, tuple(row["context"]), docs, options.refusal_message)
-    if options.text_completion:
-        return prompt
-    system = [{"role": "system", "content": options.system_message}] if options.system_message else []
-    return system + [{"role": "user", "content": prompt}]

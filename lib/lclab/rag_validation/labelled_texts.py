@@ -53,7 +53,7 @@ def judge_labelled_texts(run: Run, judge_model: str, samples: int, max_workers: 
             got = judge_relevance(judge_model, t.question, t.response, samples, stage=STAGE)
         else:
             got = judge_faithfulness(judge_model, t.question, t.response, t.passages, samples, stage=STAGE)
-        return {**got, "error": got[f"{t.judge}_error"]}
+        return {**got.columns(t.judge), "error": got.unscored}
 
     return run.trials(
         list(labelled_texts().itertuples(index=False)), log=run.log(("judge", "key", "fingerprint"),

@@ -64,6 +64,17 @@ def single_chunk_questions(run: Run, model: str, chunks: list[Chunk], n: int, se
     return kept.reset_index(drop=True)
 
 
+def judge_answer(judge_model: str, question: str, response: str, gold: str, passages: str, samples: int) -> dict:
+    """The three judges' verdicts on one answer as row columns; any verdict that could not be read is the
+    row's error."""
+    verdicts = {**judge_correct(judge_model, question, response, gold, samples).columns("judge_correct",
+                                                                                         error="judge_error"),
+                **judge_relevance(judge_model, question, response, samples).columns("relevant"),
+                **judge_faithfulness(judge_model, question, response, passages, samples).columns("faithful")}
+    errors = [f"{k}: {v}" for k, v in verdicts.items() if k.endswith("_error") and v]
+    return {**verdicts, "error": "; ".join(errors) or None}
+
+
 def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
                        n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
@@ -94,12 +105,7 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
                     "passages": format_passages(hits[:answer_k]), **answer_columns(reply)}
 
         def judge(q, row: dict) -> dict:
-            k = self_consistency
-            verdicts = {**judge_correct(judge_model, q.question, row["response"], q.answer, k),
-                        **judge_relevance(judge_model, q.question, row["response"], k),
-                        **judge_faithfulness(judge_model, q.question, row["response"], row["passages"], k)}
-            errors = [f"{k}: {v}" for k, v in verdicts.items() if k.endswith("_error") and v]
-            return {**verdicts, "error": "; ".join(errors) or None}
+            return judge_answer(judge_model, q.question, row["response"], q.answer, row["passages"], self_consistency)
 
         items = run.trials(
             list(questions.itertuples(index=False)), log=run.log(KEY),

@@ -1,7 +1,8 @@
 """Judging answers: the seed's LLM judge (JSON `correct`), answer relevance and faithfulness (seed 004),
 each with the probability behind its verdict; and the judge-free checks they are compared with.
 
-Every judge returns, for its column (e.g. `judge_correct`):
+Every judge returns a `Score` (lclab.scoring.score); written into a row with `score.columns(column)`, for its
+column (e.g. `judge_correct`):
 
     judge_correct               the verdict the judge wrote (True / False), None when its reply had no verdict
     judge_correct_p             the probability of True, read from the top logprobs at the verdict token and
@@ -23,6 +24,7 @@ from ..models import ParseError, complete
 from ..prompts import render
 from ..text.normalize import contains_answer
 from .logprob import complete_with_logprobs, read_values
+from .score import Score, unscored
 
 SAMPLE_TEMPERATURE = 0.7  # self-consistency samples: varied enough to disagree, close enough to the verdict
 # Part of the fingerprint of every judged row: rows judged before verdicts carried a probability are redone.
@@ -38,20 +40,18 @@ def _needs_bool(key: str):
     return validate
 
 
-def judge_boolean(judge_model: str, template: str, key: str, column: str, stage: str, samples: int = 0,
-                  **fields) -> dict:
-    """Ask for a JSON object with one boolean `key`; the verdict, its probability and how it was read."""
+def judge_boolean(judge_model: str, template: str, key: str, stage: str, samples: int = 0, **fields) -> Score:
+    """Ask for a JSON object with one boolean `key`: the verdict as a Score, its probability, how that was read
+    and the mass outside true/false in its metadata (and the self-consistency share when `samples`)."""
     prompt = render(template, **fields)
     ask = dict(stage=stage, response_format="json", max_tokens=32, validate=_needs_bool(key))
-    empty = {column: None, f"{column}_p": None, f"{column}_source": None, f"{column}_mass_outside": None}
     try:
         reply, has_logprobs = complete_with_logprobs(judge_model, prompt, **ask)
     except ParseError as err:
-        return {**empty, f"{column}_error": f"{err} (reply: {err.raw_text[:120]!r})"}
+        return unscored(f"{err} (reply: {err.raw_text[:120]!r})", p=None, source=None, mass_outside=None)
     verdict = reply.json[key]
     (score,) = read_values(reply, has_logprobs, key, ("true", "false"), "true", [str(verdict).lower()])
-    out = {column: verdict, f"{column}_p": score.score, f"{column}_source": score.source,
-           f"{column}_mass_outside": score.mass_outside, f"{column}_error": None}
+    read = {"p": score.score, "source": score.source, "mass_outside": score.mass_outside}
     if samples:
         votes = []
         for i in range(samples):
@@ -60,35 +60,40 @@ def judge_boolean(judge_model: str, template: str, key: str, column: str, stage:
                                       **ask).json[key] == verdict)
             except ParseError:
                 continue  # an unparseable sample is no vote either way
-        out[f"{column}_consistency"] = sum(votes) / len(votes) if votes else None
-    return out
+        read["consistency"] = sum(votes) / len(votes) if votes else None
+    return Score(verdict, answer=reply.text, metadata=read)
 
 
-def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0) -> dict:
-    """The seed's judge: judge_correct, judge_correct_p, ..., judge_error."""
-    got = judge_boolean(judge_model, "judge_correct", "correct", "judge_correct", "judge", samples,
-                        question=question, answer=answer, gold_answer=gold_answer)
-    got["judge_error"] = got.pop("judge_correct_error")
-    return got
+def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0) -> Score:
+    """The seed's judge; as columns: `score.columns("judge_correct", error="judge_error")`."""
+    return judge_boolean(judge_model, "judge_correct", "correct", "judge", samples,
+                         question=question, answer=answer, gold_answer=gold_answer)
 
 
 def judge_relevance(judge_model: str, question: str, answer: str, samples: int = 0,
-                    stage: str = "judge_relevance") -> dict:
-    """Does the answer address the question? relevant, relevant_p, ..., relevant_error."""
-    return judge_boolean(judge_model, "judge_relevance", "relevant", "relevant", stage, samples,
-                         question=question, answer=answer)
+                    stage: str = "judge_relevance") -> Score:
+    """Does the answer address the question? As columns: relevant, relevant_p, ..., relevant_error."""
+    return judge_boolean(judge_model, "judge_relevance", "relevant", stage, samples, question=question, answer=answer)
 
 
 def judge_faithfulness(judge_model: str, question: str, answer: str, passages: str, samples: int = 0,
-                       stage: str = "judge_faithfulness") -> dict:
-    """Is the answer supported by the retrieved passages? faithful, faithful_p, ..., faithful_error."""
-    return judge_boolean(judge_model, "judge_faithfulness", "faithful", "faithful", stage, samples,
+                       stage: str = "judge_faithfulness") -> Score:
+    """Is the answer supported by the retrieved passages? As columns: faithful, faithful_p, ..., faithful_error."""
+    return judge_boolean(judge_model, "judge_faithfulness", "faithful", stage, samples,
                          question=question, answer=answer, passages=passages)
 
 
-def string_match(answer: str, gold_answer: str) -> bool:
-    """Judge-free check: the normalized gold answer occurs in the normalized response."""
-    return contains_answer(answer, gold_answer)
+def string_match(answer: str, gold_answer: str) -> Score:
+    """Judge-free check: the normalized gold answer occurs in the normalized response (value True/False)."""
+    return Score(contains_answer(answer, gold_answer), answer=answer)
+
+
+def correctness_columns(verdict: Score, response: str, gold_answer: str) -> dict:
+    """An answer's row columns from the `correct` judge's verdict, beside the judge-free string match; a verdict
+    that could not be read is the row's error (the row is then left out of every rate)."""
+    return {"string_match": string_match(response, gold_answer).value,
+            **verdict.columns("judge_correct", error="judge_error"),
+            "error": verdict.unscored and f"judge: {verdict.unscored}"}
 
 
 def correctness_card(items, judge_model: str, metric: str, reference: str = "gold") -> dict:

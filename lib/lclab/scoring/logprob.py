@@ -21,23 +21,32 @@ import bisect
 import itertools
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from ..models import LogprobsUnavailableError, backend_for, complete, count_tokens
+from .score import Score
 
 DEFAULT_LABELS = ("0", "1")
 TOP_LOGPROBS = 20  # alternatives asked for; the score labels are almost always among them
 
 
-@dataclass(frozen=True)
-class WeightedScore:
-    score: float | None  # Σ s·p(s) over the labels, renormalized; None when nothing usable came back
-    probabilities: dict[str, float] = field(default_factory=dict)  # renormalized over the labels
-    mass_outside: float | None = None  # 1 - raw probability on the labels (None without logprobs)
-    sampled: str = ""  # the first generated token, stripped
-    source: str = "logprobs"  # "logprobs" or "sampled" (fallback: no logprobs from this backend)
-    problem: str | None = None  # why score is None
+class WeightedScore(Score):
+    """A first-token probability score as a Score: value = Σ s·p(s) over the labels, renormalized (None when
+    nothing usable came back); answer = the first generated token, stripped; metadata = the probabilities
+    renormalized over the labels, the mass outside them (None without logprobs), and the source ("logprobs", or
+    "sampled": the fallback when the backend gives no logprobs); unscored = why there is no value."""
+
+    def __init__(self, score: float | None, probabilities: dict | None = None, mass_outside: float | None = None,
+                 sampled: str = "", source: str = "logprobs", problem: str | None = None):
+        super().__init__(value=score, answer=sampled, unscored=problem, metadata={
+            "probabilities": dict(probabilities or {}), "mass_outside": mass_outside, "source": source})
+
+    score = property(lambda self: self.value)
+    sampled = property(lambda self: self.answer)
+    problem = property(lambda self: self.unscored)
+    probabilities = property(lambda self: self.metadata["probabilities"])
+    mass_outside = property(lambda self: self.metadata["mass_outside"])
+    source = property(lambda self: self.metadata["source"])
 
 
 def check_labels(labels: Sequence[str], count: Callable[[str], int] | None = None) -> None:

@@ -89,7 +89,7 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
 
         def answer(s: Sample, row: dict) -> dict:
             reply = complete(model, s.input, stage="answer", max_tokens=max_answer_tokens)
-            return {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"])}
+            return {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"]).value}
 
         items = run.trials(
             samples, log=run.log(KEY), key=lambda s: (s.id, fingerprint(model, max_answer_tokens, s.input)),

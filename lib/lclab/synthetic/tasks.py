@@ -24,6 +24,7 @@ from typing import Callable
 
 from ..prompts import render
 from ..runs.samples import Sample
+from ..scoring.score import Score, unscored
 from ..text.normalize import contains_answer
 from .haystack import corpus_words, filler, fit, fit_by
 
@@ -39,15 +40,16 @@ def metric_of(task: str) -> str:
     return "part" if task == "qa" else "all"
 
 
-def score(response: str | None, targets: list[str], metric: str) -> float | None:
-    """String match, case-insensitive; QA answers are compared normalized (articles, punctuation).
-    None (unscored) without a response."""
+def score(response: str | None, targets: list[str], metric: str) -> Score:
+    """String match, case-insensitive; QA answers are compared normalized (articles, punctuation). The value
+    is the share of targets found ("all") or 1.0 when any is ("part"); unscored without a response."""
     if response is None:
-        return None
+        return unscored("no response")
     if metric == "part":
-        return float(any(contains_answer(response, t) for t in targets))
-    found = [t.lower() in response.lower() for t in targets]
-    return sum(found) / len(found)
+        found = [t for t in targets if contains_answer(response, t)]
+        return Score(float(bool(found)), answer=response, metadata={"found": found})
+    found = [t for t in targets if t.lower() in response.lower()]
+    return Score(len(found) / len(targets), answer=response, metadata={"found": found})
 
 
 def _value(kind: str, rng: random.Random, words: tuple[str, ...]) -> str:
