@@ -9,6 +9,11 @@ import pytest
 from lclab import paths
 from lclab.runs.manifest import failed_runs_since
 from lclab.runs.runner import Run, Step
+from lclab.runs.samples import Sample
+
+
+def samples(values: list) -> list[Sample]:
+    return [Sample(id=str(i), input=f"item {i}", source=v) for i, v in enumerate(values)]
 
 
 def run_with(outcomes: list[bool], name: str):
@@ -18,8 +23,8 @@ def run_with(outcomes: list[bool], name: str):
         return {"ok": True}
 
     with Run("status_check", name) as run:
-        items = run.trials(list(enumerate(outcomes)), key=lambda t: (str(t[0]),),
-                           describe=lambda t: {"n": t[0]}, steps=[Step("answer", lambda t, row: step(t[1], row))])
+        items = run.trials(samples(outcomes), key=lambda t: (t.id,), describe=lambda t: {"n": int(t.id)},
+                           steps=[Step("answer", lambda t, row: step(t.source, row))])
         return run.result(pd.DataFrame([{"rows": len(items)}]), items=items)
 
 
@@ -54,8 +59,8 @@ def test_a_bug_in_the_lab_stops_the_run_with_its_traceback_and_keeps_the_finishe
 
     with pytest.raises(KeyError, match="judge_correct"):
         with Run("status_check", "bug") as run:
-            run.trials([0, 1, 2, 3], key=lambda t: (str(t),), describe=lambda t: {"n": t},
-                       steps=[Step("answer", step)])
+            run.trials(samples([0, 1, 2, 3]), key=lambda t: (t.id,), describe=lambda t: {"n": t.source},
+                       steps=[Step("answer", lambda t, row: step(t.source, row))])
     rows = pd.read_json(paths.RESULTS / "status_check" / "bug" / "items.jsonl", lines=True)
     assert rows["n"].tolist() == [0, 1]  # finished before the bug: kept, the model-caused failure with its reason
     assert rows["error"].tolist()[1].startswith("answer: FatalError: HTTP 400")
@@ -69,5 +74,5 @@ def test_a_bug_in_a_later_step_with_workers_stops_the_run(bug):
 
     with pytest.raises(type(bug)):
         with Run("status_check", f"bug-{type(bug).__name__}") as run:
-            run.trials([0, 1, 2], key=lambda t: (str(t),), describe=lambda t: {"n": t},
+            run.trials(samples([0, 1, 2]), key=lambda t: (t.id,), describe=lambda t: {"n": t.source},
                        steps=[Step("answer", lambda t, row: {"ok": True}), Step("judge", judge, 2)])

@@ -36,7 +36,8 @@ def prepare(sets: list[DocumentSet]) -> list[Sample]:
     the query its retrieval embeds (its answer prompt is built from the chunks that step writes down)."""
     return [Sample(id=f"{s.qa_id}:{s.noise_pct}:{method}",
                    input=answer_prompt(s.docs, s.question) if method == "long_context" else s.question,
-                   target=s.gold, metadata={"method": method, "set": s, "cluster": s.qa_id})
+                   target=s.gold, source=s,
+                   metadata={"method": method, "noise_pct": s.noise_pct, "cluster": s.qa_id})
             for s in sets for method in METHODS]
 
 
@@ -54,14 +55,14 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         rag_settings = (store, embedder, chunker.name, top_k)
 
         def key(sample: Sample) -> tuple:
-            s, rag = sample["set"], sample["method"] == "rag"
+            s, rag = sample.source, sample["method"] == "rag"
             made_with = [settings, [d.id for d in s.docs], s.question] + ([rag_settings] if rag else [])
             return (s.qa_id, s.noise_pct, sample["method"], fingerprint(*made_with))
 
         def retrieval(sample: Sample, row: dict) -> dict:
             if sample["method"] == "long_context":
                 return {}
-            doc_set = sample["set"]
+            doc_set = sample.source
             got = retrieve(doc_set, store, embedder, chunker, top_k, run.dir / "chroma")
             ids = [h.chunk_id for h in got["hits"]]
             return {"retrieved": ids, "answer_doc_retrieved": any(i.startswith(doc_set.answer_id + "::") for i in ids),
@@ -70,19 +71,19 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         def answer(sample: Sample, row: dict) -> dict:
             prompt = sample.input
             if sample["method"] == "rag":  # the chunks the retrieval step wrote down, in its order
-                chunks = {c.chunk_id: c for c in chunker.split(sample["set"].docs)}
-                prompt = answer_prompt([chunks[i] for i in row["retrieved"]], sample["set"].question)
+                chunks = {c.chunk_id: c for c in chunker.split(sample.source.docs)}
+                prompt = answer_prompt([chunks[i] for i in row["retrieved"]], sample.source.question)
             return answer_columns(complete(model, prompt, stage="answer", max_tokens=max_answer_tokens))
 
         def judge(sample: Sample, row: dict) -> dict:
-            doc_set = sample["set"]
+            doc_set = sample.source
             verdict = judge_correct(judge_model, doc_set.question, row["response"], doc_set.gold, self_consistency)
             return correctness_columns(verdict, row["response"], doc_set.gold)
 
         # Retrieval first (cheap, and it needs the embedder, not the LLM), then every answer, then the judge.
         items = run.trials(
             prepare(sets), log=run.log(KEY), key=key,
-            describe=lambda t: {"n_distractors": t["set"].n_distractors, "question": t["set"].question,
+            describe=lambda t: {"n_distractors": t.source.n_distractors, "question": t.source.question,
                                 "gold": t.target, "model": model, "judge_model": judge_model},
             steps=[Step("retrieve", retrieval), Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
         notes = [f"{len(qa)} QA pairs x noise levels -> {len(sets)} document sets, 2 methods each; "

@@ -16,6 +16,7 @@ from ..models.embeddings import DEFAULT_EMBEDDER
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
+from ..runs.samples import Sample
 from ..scoring.judges import JUDGE, correctness_card, correctness_columns, judge_correct
 from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
@@ -82,6 +83,26 @@ def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list
     return trials
 
 
+def as_samples(trials: list[Trial]) -> list[Sample]:
+    """Each trial as the lab's Sample: its exact prompt, the gold answer, and what places it (the QA pair is the
+    cluster)."""
+    return [Sample(id=f"{t.qa_id}:{t.context_tokens}@{t.depth}" + (f":{t.distractors}" if t.distractors != "random"
+                                                                   else ""),
+                   input=t.prompt, target=t.gold, source=t,
+                   metadata={"qa_id": t.qa_id, "context_tokens": t.context_tokens, "depth": t.depth,
+                             "position": t.position, "n_documents": t.n_documents, "distractors": t.distractors,
+                             "cluster": t.qa_id}) for t in trials]
+
+
+def describe(s: Sample) -> dict:
+    return {"doc_id": s.source.doc_id, "n_documents": s["n_documents"], "position": s["position"],
+            "question": s.source.question, "gold": s.target}
+
+
+def placed_by(s: Sample) -> dict:
+    return {"distractors": s["distractors"], "distractor_similarity": s.source.similarity}
+
+
 def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: list[int],
                     depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int,
                     self_consistency: int = 0, haystack: str = "per_pair", distractors: tuple = ("random",),
@@ -95,23 +116,24 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
         trials = [t for mode in distractors for t in build_trials(qa, pool, context_tokens, depths, seed, count,
                                                                     count_text, haystack, mode, embedder)]
 
-        def answer(t: Trial, row: dict) -> dict:
-            return answer_columns(complete(model, t.prompt, stage="answer", max_tokens=max_answer_tokens))
+        def answer(s: Sample, row: dict) -> dict:
+            return answer_columns(complete(model, s.input, stage="answer", max_tokens=max_answer_tokens))
 
-        def judge(t: Trial, row: dict) -> dict:
-            verdict = judge_correct(judge_model, t.question, row["response"], t.gold, self_consistency)
-            return correctness_columns(verdict, row["response"], t.gold)
+        def judge(s: Sample, row: dict) -> dict:
+            verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, self_consistency)
+            return correctness_columns(verdict, row["response"], s.target)
+
+        def key(s: Sample) -> tuple:
+            t = s.source
+            return (t.qa_id, t.context_tokens, t.depth,
+                    fingerprint(model, judge_model, max_answer_tokens, s.input, JUDGE, self_consistency,
+                                *([t.distractors] if t.distractors != "random" else [])))
 
         # Answers first, all of them, in prefix-sharing order; judging afterwards, so
         # judge prompts do not evict the shared documents from llama.cpp's KV cache.
         items = run.trials(
-            trials, log=run.log(KEY),
-            key=lambda t: (t.qa_id, t.context_tokens, t.depth,
-                           fingerprint(model, judge_model, max_answer_tokens, t.prompt, JUDGE, self_consistency,
-                                       *([t.distractors] if t.distractors != "random" else []))),
-            describe=lambda t: {"doc_id": t.doc_id, "n_documents": t.n_documents, "position": t.position,
-                                "question": t.question, "gold": t.gold, "model": model, "judge_model": judge_model,
-                                "distractors": t.distractors, "distractor_similarity": t.similarity},
+            as_samples(trials), log=run.log(KEY), key=key,
+            describe=lambda s: describe(s) | {"model": model, "judge_model": judge_model} | placed_by(s),
             steps=[Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(model)}"]

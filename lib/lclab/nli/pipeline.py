@@ -71,6 +71,12 @@ def _count_check(key: str, n: int):
     return validate
 
 
+def pronoun_prompts(sentences: list[str], question: str, batch_size: int = PRONOUN_BATCH) -> list[str]:
+    """The exact prompts pronoun replacement sends for these sentences: one per batch."""
+    return [render("pronoun_replacement", n=len(batch), question=question, sentences=_numbered(batch))
+            for batch in batches(sentences, batch_size)]
+
+
 def replace_pronouns(model: str, sentences: list[str], question: str,
                      cache_tag: str | None = None, batch_size: int = PRONOUN_BATCH) -> tuple[list[str], str | None]:
     """The sentences with pronouns replaced by what they refer to, and a problem or None.
@@ -80,8 +86,7 @@ def replace_pronouns(model: str, sentences: list[str], question: str,
     returned, so the item is flagged rather than scored on misaligned sentences.
     """
     out, problems = [], []
-    for batch in batches(sentences, batch_size):
-        prompt = render("pronoun_replacement", n=len(batch), question=question, sentences=_numbered(batch))
+    for batch, prompt in zip(batches(sentences, batch_size), pronoun_prompts(sentences, question, batch_size)):
         try:
             reply = complete(model, prompt, stage="pronouns", response_format=PRONOUN_SCHEMA,
                              validate=_count_check("sentences", len(batch)), max_tokens=60 * len(batch) + 40,
@@ -184,6 +189,11 @@ def _refusal_check(n: int):
     return validate
 
 
+def refusal_batch_prompt(texts: list[str]) -> str:
+    """The exact prompt that tags a batch of texts as refusals or not."""
+    return render("refusal_batch", n=len(texts), texts=_numbered(texts))
+
+
 def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> tuple[list, list, list]:
     """One batch (up to 8 texts): True where the text is an answer refusal, the probability of True, and how
     it was read ("logprobs", or "sampled" where the endpoint gave none).
@@ -193,7 +203,7 @@ def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> 
     """
     if not texts:
         return []
-    prompt = render("refusal_batch", n=len(texts), texts=_numbered(texts))
+    prompt = refusal_batch_prompt(texts)
     reply, has_logprobs = complete_with_logprobs(
         model, prompt, stage="refusal", response_format=REFUSAL_SCHEMA, validate=_refusal_check(len(texts)),
         max_tokens=16 * len(texts) + 30, cache_tag=cache_tag)

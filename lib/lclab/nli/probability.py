@@ -10,12 +10,16 @@ from ..scoring.logprob import score
 from .pipeline import ENTAILED, Verdict
 
 
+def probability_prompt(premise: str, hypothesis: str, document: str | None = None) -> str:
+    """The exact prompt of one hypothesis in the probability variant: the premise first (shared prefix)."""
+    source = render("nli_premise_source", document=document) + "\n" if document else ""
+    return render("nli_probability", source=source, premise=premise, hypothesis=hypothesis)
+
+
 def score_hypothesis(model: str, premise: str, hypothesis: str, document: str | None = None,
                      cache_tag: str | None = None) -> Verdict:
     """One fact: the hypothesis, tagged by the sampled token, with p(supported) from the first-token logprobs."""
-    source = render("nli_premise_source", document=document) + "\n" if document else ""
-    read = score(model, render("nli_probability", source=source, premise=premise, hypothesis=hypothesis),
-                 stage="nli", cache_tag=cache_tag)
+    read = score(model, probability_prompt(premise, hypothesis, document), stage="nli", cache_tag=cache_tag)
     if read.score is None:
         return Verdict(facts=[], refusal=None)  # no estimate: counted as unscored, never as a 0
     tag = ENTAILED if read.sampled == "1" else "not supported"
@@ -23,10 +27,15 @@ def score_hypothesis(model: str, premise: str, hypothesis: str, document: str | 
                            "p_source": read.source}], refusal=None)
 
 
+def refusal_prompt(text: str) -> str:
+    """The exact prompt of one text's refusal verdict (one token)."""
+    return render("refusal_probability", text=text)
+
+
 def score_refusal(model: str, text: str, cache_tag: str | None = None) -> tuple:
     """Is the text an answer refusal: (the sampled verdict, its probability, how it was read); Nones when
     unreadable."""
-    read = score(model, render("refusal_probability", text=text), stage="refusal", cache_tag=cache_tag)
+    read = score(model, refusal_prompt(text), stage="refusal", cache_tag=cache_tag)
     if read.score is None:
         return None, None, None
     return read.sampled == "1", read.score, read.source

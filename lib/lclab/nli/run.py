@@ -24,18 +24,22 @@ import pandas as pd
 from ..models import MissingAPIKeyError
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
+from ..runs.samples import Sample
 from .items import DIRECTIONS, EvalItem, Prepared, order_requests, prepare
 from .pipeline import (
     REFUSAL_BATCH,
     VARIANTS,
     batches,
     judge_hypothesis,
+    nli_messages,
     pair_estimate,
+    pronoun_prompts,
+    refusal_batch_prompt,
     refusal_text,
     replace_pronouns,
     tag_refusals,
 )
-from .probability import score_hypothesis, score_refusal
+from .probability import probability_prompt, refusal_prompt, score_hypothesis, score_refusal
 
 # Errors that would fail every request alike stop the run instead of being logged per item.
 STOP_ON = (MissingAPIKeyError,)
@@ -54,18 +58,23 @@ def _replace_pronouns(run: Run, prepared: dict[str, Prepared], model: str, confi
                       pronouns: bool, cache_tag: str | None, concurrency: int, quiet: bool) -> None:
     """Stage 1: each answer and reference with its pronouns replaced (resumable, transforms.jsonl), set on
     `prepared` in place; a failed call keeps the sentences as they were and says so in the item's problems."""
-    units = [(p, which) for p in prepared.values() for which in ("answer", "gt") if getattr(p, f"{which}_raw")]
+    # Each text's input: the exact prompts pronoun replacement sends (one per batch of sentences), or, without
+    # the replacement, the sentences themselves (no call).
+    units = [Sample(id=f"{p.item.item_id}:{which}", source=p, target=None,
+                    input=pronoun_prompts(raw, p.question_last) if pronouns else raw,
+                    metadata={"item_id": p.item.item_id, "text": which, "sentences": raw, "cluster": p.item.item_id})
+             for p in prepared.values() for which in ("answer", "gt") if (raw := getattr(p, f"{which}_raw"))]
 
-    def transform(unit, row: dict) -> dict:
-        p, which = unit
-        raw = getattr(p, f"{which}_raw")
-        sentences, problem = (replace_pronouns(model, raw, p.question_last, cache_tag) if pronouns else (raw, None))
+    def transform(unit: Sample, row: dict) -> dict:
+        raw = unit["sentences"]
+        sentences, problem = (replace_pronouns(model, raw, unit.source.question_last, cache_tag) if pronouns
+                              else (raw, None))
         return {"sentences": sentences, "problem": problem}
 
     done = run.trials(
         units, log=run.log(("config", "item_id", "text", "fingerprint"), "transforms.jsonl"), quiet=quiet,
-        key=lambda u: (config, u[0].item.item_id, u[1],
-                       fingerprint(made_with, pronouns, getattr(u[0], f"{u[1]}_raw"), u[0].question_last)),
+        key=lambda u: (config, u["item_id"], u["text"],
+                       fingerprint(made_with, pronouns, u["sentences"], u.source.question_last)),
         describe=lambda u: {}, steps=[Step("pronouns", transform, concurrency)], stop_on=STOP_ON)
     for r in done.to_dict("records"):
         p, which = prepared[r["item_id"]], r["text"]
@@ -104,7 +113,8 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
                 for p in prepared.values() for d, premise, hyps, raw, doc in p.pairs(with_document)
                 for i, h in enumerate(hyps)]
 
-    def nli(req: dict, row: dict) -> dict:
+    def nli(sample: Sample, row: dict) -> dict:
+        req = sample.metadata
         if variant == "probability":
             v = score_hypothesis(model, req["premise"], req["hypothesis"], req["document"], cache_tag)
         else:
@@ -115,12 +125,18 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
                 "facts": json.dumps(v.facts, ensure_ascii=False), "refusal": v.refusal, "p_refusal": v.p_refusal,
                 "error": "the model found no fact in this hypothesis" if v.estimate is None else None}
 
+    def as_sample(r: dict) -> Sample:  # the exact prompt of its NLI call
+        prompt = (probability_prompt(r["premise"], r["hypothesis"], r["document"]) if variant == "probability"
+                  else nli_messages(variant, r["premise"], r["hypothesis"], r["document"]))
+        return Sample(id=f"{r['item_id']}:{r['direction']}:{r['index']}", input=prompt,
+                      metadata={**r, "cluster": r["item_id"]})
+
     hyp = run.trials(
-        order_requests(requests, order),
+        [as_sample(r) for r in order_requests(requests, order)],
         log=run.log(("config", "item_id", "direction", "index", "fingerprint"), "hypotheses.jsonl"), quiet=quiet,
-        key=lambda r: (config, r["item_id"], r["direction"], r["index"],
-                       fingerprint(made_with, variant, r["premise"], r["hypothesis"], r["document"])),
-        describe=lambda r: {"sentence": r["sentence"], "hypothesis": r["hypothesis"], "premise": r["premise"]},
+        key=lambda s: (config, s["item_id"], s["direction"], s["index"],
+                       fingerprint(made_with, variant, s["premise"], s["hypothesis"], s["document"])),
+        describe=lambda s: {"sentence": s["sentence"], "hypothesis": s["hypothesis"], "premise": s["premise"]},
         steps=[Step(f"NLI ({variant})", nli, concurrency)], stop_on=STOP_ON)
     hyp = hyp.reindex(columns=HYPOTHESIS_COLUMNS).sort_values(
         ["item_id", "direction", "index"], key=_item_order(items)).reset_index(drop=True)
@@ -171,22 +187,24 @@ def _refusals_tagged(run: Run, prepared: dict[str, Prepared], model: str, config
     texts = [(p.item.item_id, which, refusal_text(getattr(p, f"{which}_raw")))
              for p in prepared.values() for which in ("answer", "gt")]
     texts = [t for t in texts if t[2]]  # an empty text is no answer at all, not a refusal: left untagged
-    if variant == "probability":
-        def tag(batch, row):
-            tags, probabilities, sources = zip(*(score_refusal(model, t[2], cache_tag) for t in batch))
-            return {"tags": list(tags), "p": list(probabilities), "sources": list(sources)}
-        size = 1
-    else:
-        def tag(batch, row):
-            tags, probabilities, sources = tag_refusals(model, [t[2] for t in batch], cache_tag)
-            return {"tags": tags, "p": probabilities, "sources": sources}
-        size = REFUSAL_BATCH
+    probability = variant == "probability"
+    # One sample per call: a text of its own (one token each), or a batch of texts, with the exact prompt.
+    samples = [Sample(id=f"{b[0][0]}:{b[0][1]}+{len(b)}", source=None,
+                      input=refusal_prompt(b[0][2]) if probability else refusal_batch_prompt([t[2] for t in b]),
+                      metadata={"texts": [[item_id, which] for item_id, which, _ in b],
+                                "contents": [t[2] for t in b], "cluster": b[0][0]})
+               for b in batches(texts, 1 if probability else REFUSAL_BATCH)]
+
+    def tag(sample: Sample, row: dict) -> dict:
+        contents = sample["contents"]
+        tags, probabilities, sources = (zip(*(score_refusal(model, t, cache_tag) for t in contents)) if probability
+                                        else tag_refusals(model, contents, cache_tag))
+        return {"tags": list(tags), "p": list(probabilities), "sources": list(sources)}
+
     done = run.trials(
-        batches(texts, size), log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
-        quiet=quiet, key=lambda b: (config, f"{b[0][0]}:{b[0][1]}+{len(b)}",
-                                    fingerprint(model, cache_tag, variant, [t[2] for t in b])),
-        describe=lambda b: {"texts": [[item_id, which] for item_id, which, _ in b]},
-        steps=[Step("refusal", tag, concurrency)], stop_on=STOP_ON)
+        samples, log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
+        quiet=quiet, key=lambda s: (config, s.id, fingerprint(model, cache_tag, variant, s["contents"])),
+        describe=lambda s: {"texts": s["texts"]}, steps=[Step("refusal", tag, concurrency)], stop_on=STOP_ON)
     tags: dict[tuple[str, str], tuple] = {}
     for r in done.to_dict("records"):
         for i, (item_id, which) in enumerate(r["texts"]):

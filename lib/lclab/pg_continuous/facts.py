@@ -10,6 +10,7 @@ from ..models import LogprobsUnavailableError, MissingAPIKeyError, complete
 from ..prompts import render, template
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
+from ..runs.samples import Sample
 from ..scoring.logprob import score
 from .contexts import Context
 
@@ -65,18 +66,20 @@ def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: lis
     The prompt starts with the context, so consecutive calls on one local model
     share their prefix and llama.cpp re-evaluates only the fact and the question.
     """
-    jobs = [(ctx, style, i, fact) for ctx in contexts for style, fs in facts.items() for i, fact in enumerate(fs)]
+    samples = [Sample(id=f"{style}-{i + 1}@{ctx.context_id}", source=ctx,
+                      input=render("fact_in_context", context=ctx.chunk.text, fact=fact),
+                      metadata={"style": style, "fact_id": f"{style}-{i + 1}", "context_id": ctx.context_id,
+                                "fact": fact, "kind": "golden" if ctx.golden else "noisy", "cluster": ctx.context_id})
+               for ctx in contexts for style, fs in facts.items() for i, fact in enumerate(fs)]
 
-    def run_score(job, row: dict) -> dict:
-        ctx, style, i, fact = job
-        r = score(model, render("fact_in_context", context=ctx.chunk.text, fact=fact), stage="score",
-                  require_logprobs=require_logprobs)
+    def run_score(sample: Sample, row: dict) -> dict:
+        r = score(model, sample.input, stage="score", require_logprobs=require_logprobs)
         return {"p": r.score, "sampled": r.sampled, "mass_outside": r.mass_outside, "source": r.source,
                 "error": r.problem}
 
     return run.trials(
-        jobs, log=run.log(("style", "fact_id", "context_id", "fingerprint"), "fact_scores.jsonl"),
-        key=lambda j: (j[1], f"{j[1]}-{j[2] + 1}", j[0].context_id,
-                       fingerprint(model, template("fact_in_context"), j[0].chunk.text, j[3])),
-        describe=lambda j: {"fact": j[3], "kind": "golden" if j[0].golden else "noisy"},
+        samples, log=run.log(("style", "fact_id", "context_id", "fingerprint"), "fact_scores.jsonl"),
+        key=lambda s: (s["style"], s["fact_id"], s["context_id"],
+                       fingerprint(model, template("fact_in_context"), s.source.chunk.text, s["fact"])),
+        describe=lambda s: {"fact": s["fact"], "kind": s["kind"]},
         steps=[Step("score", run_score, max_workers)], stop_on=(LogprobsUnavailableError, MissingAPIKeyError))

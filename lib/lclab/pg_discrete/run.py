@@ -24,6 +24,7 @@ from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import open_corpus_index
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, headline, skipped_note
+from ..runs.samples import Sample
 from ..scoring.logprob import score
 from ..scoring.score_eval import (
     calibration_table,
@@ -38,9 +39,7 @@ EXPERIMENT = "pg_discrete"
 KEY = ("model", "point_id", "fingerprint")
 
 
-def score_point(model: str, point, require_logprobs: bool) -> dict:
-    prompt = render("context_contains_answer", context=point.context, question=point.question,
-                    golden_answer=point.golden_answer)
+def score_point(model: str, prompt: str, require_logprobs: bool) -> dict:
     result = score(model, prompt, stage="score", require_logprobs=require_logprobs)
     sampled = float(result.sampled) if result.sampled in ("0", "1") else None
     return {"weighted": result.score, "sampled": sampled, "sampled_token": result.sampled,
@@ -48,16 +47,25 @@ def score_point(model: str, point, require_logprobs: bool) -> dict:
             "error": result.problem}
 
 
+def prepare(points: pd.DataFrame, models: list[str]) -> list[Sample]:
+    """Every (model, point) as a Sample: the exact scoring prompt; its question is the cluster."""
+    return [Sample(id=f"{m}:{p.point_id}", target=None, source=p,
+                   input=render("context_contains_answer", context=p.context, question=p.question,
+                                golden_answer=p.golden_answer),
+                   metadata={"model": m, "point_id": p.point_id, "cluster": getattr(p, "question_id", p.point_id)})
+            for m in models for p in points.itertuples()]
+
+
 def score_points(run: Run, points: pd.DataFrame, models: list[str], require_logprobs: bool,
                  max_workers: int) -> pd.DataFrame:
     """Every model scores every point once; finished points are read back from the log, not rescored."""
-    trials = [(m, p) for m in models for p in points.itertuples()]
     return run.trials(
-        trials, log=run.log(KEY, "scores.jsonl"),
-        key=lambda t: (t[0], t[1].point_id, fingerprint(t[0], template("context_contains_answer"),
-                                                        t[1].context_sha1, t[1].question, t[1].golden_answer)),
-        describe=lambda t: {}, stop_on=(LogprobsUnavailableError, MissingAPIKeyError),
-        steps=[Step("score", lambda t, row: score_point(t[0], t[1], require_logprobs), max_workers)])
+        prepare(points, models), log=run.log(KEY, "scores.jsonl"),
+        key=lambda s: (s["model"], s["point_id"], fingerprint(s["model"], template("context_contains_answer"),
+                                                                s.source.context_sha1, s.source.question,
+                                                                s.source.golden_answer)),
+        describe=lambda s: {}, stop_on=(LogprobsUnavailableError, MissingAPIKeyError),
+        steps=[Step("score", lambda s, row: score_point(s["model"], s.input, require_logprobs), max_workers)])
 
 
 def separation(scored: pd.DataFrame) -> pd.DataFrame:

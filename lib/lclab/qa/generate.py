@@ -15,6 +15,7 @@ from ..models import complete
 from ..prompts import render
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
+from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from ..text.corpus import Document, passage_sha1
 from ..text.normalize import contains_answer
@@ -31,11 +32,15 @@ def _supported_shape(reply) -> str | None:
     return None if isinstance(reply.get("supported"), bool) else "the JSON object needs a boolean `supported` key"
 
 
+def generation_prompt(passage: Document, low_overlap: bool = False) -> str:
+    """The exact prompt that asks for one QA pair about a passage."""
+    return render("qa_generation_low_overlap" if low_overlap else "qa_generation", context=passage.text)
+
+
 def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> dict:
     """One QA pair for a passage plus the two automatic checks, and how many of the question's content words the
     passage holds (`question_overlap`; a low-overlap question, NoLiMa's kind, keeps it low)."""
-    template = "qa_generation_low_overlap" if low_overlap else "qa_generation"
-    qa = complete(model, render(template, context=passage.text), stage="qa_generation",
+    qa = complete(model, generation_prompt(passage, low_overlap), stage="qa_generation",
                   response_format="json", max_tokens=128, validate=qa_shape).json
     question, answer = qa["question"].strip(), qa["answer"].strip()
     check = complete(model, render("qa_supported", context=passage.text, question=question, answer=answer),
@@ -61,9 +66,11 @@ def sample_passages(pool: list[Document], n: int, min_chars: int, seed: int) -> 
 def generated_pairs(run: Run, model: str, chosen: list[Document], workers: int, log_name: str,
                     low_overlap: bool = False) -> pd.DataFrame:
     """Generate (or resume) one pair per passage; every row of `log_name`, failed ones with their error."""
+    samples = [Sample(id=p.id, input=generation_prompt(p, low_overlap), source=p,
+                      metadata={"doc_id": p.id, "cluster": p.id}) for p in chosen]
     return run.trials(
-        chosen, log=run.log(("doc_id", "fingerprint"), log_name),
-        key=lambda p: (p.id, fingerprint(model, p.text, *(["low_overlap"] if low_overlap else []))),
-        describe=lambda p: {"qa_id": f"q-{passage_sha1(p.text)}", "passage_sha1": passage_sha1(p.text),
-                            "passage": p.text},
-        steps=[Step("qa_generation", lambda p, row: generate_pair(model, p, low_overlap), workers)])
+        samples, log=run.log(("doc_id", "fingerprint"), log_name),
+        key=lambda s: (s.id, fingerprint(model, s.source.text, *(["low_overlap"] if low_overlap else []))),
+        describe=lambda s: {"qa_id": f"q-{passage_sha1(s.source.text)}", "passage_sha1": passage_sha1(s.source.text),
+                            "passage": s.source.text},
+        steps=[Step("qa_generation", lambda s, row: generate_pair(model, s.source, low_overlap), workers)])

@@ -26,6 +26,7 @@ from ..prompts import render
 from ..retrieval.chunking import Chunk, Chunker
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
+from ..runs.samples import Sample
 from ..text.corpus import PAUL_GRAHAM, load_corpus, passage_sha1
 from ..text.hand_tables import read_hand_table
 from .generate import qa_shape
@@ -54,27 +55,33 @@ def sample_triples(chunks: list[Chunk], n: int, seed: int, min_chars: int = 400)
     return triples
 
 
+def candidate_prompt(triple: list[Chunk]) -> str:
+    """The exact prompt that asks for one question needing all three chunks."""
+    return render("qa_multi_chunk", chunk1=triple[0].text, chunk2=triple[1].text, chunk3=triple[2].text)
+
+
 def generate_candidate(model: str, triple: list[Chunk]) -> dict:
-    reply = complete(model, render("qa_multi_chunk", chunk1=triple[0].text, chunk2=triple[1].text,
-                                   chunk3=triple[2].text),
-                     stage="qa_generation", response_format="json", max_tokens=200, validate=qa_shape).json
+    reply = complete(model, candidate_prompt(triple), stage="qa_generation", response_format="json", max_tokens=200,
+                     validate=qa_shape).json
     return {"question": reply["question"].strip(), "answer": reply["answer"].strip()}
 
 
 def generate_review_file(model: str, triples: list[list[Chunk]], chunker: Chunker, path: Path,
                          workers: int = 1, run_name: str = "multi_chunk") -> pd.DataFrame:
     """Generate a candidate per triple and write the review CSV, chunk texts included for the reviewer."""
-    def describe(triple: list[Chunk]) -> dict:
-        ids = ";".join(c.chunk_id for c in triple)
+    def describe(sample: Sample) -> dict:
+        triple, ids = sample.source, sample.id
         return {"qa_id": f"m-{passage_sha1(ids)}", "chunker": chunker.name,
                 "chunk_sha1s": ";".join(passage_sha1(c.text) for c in triple),
                 **{f"chunk{i}": c.text for i, c in enumerate(triple, start=1)}}
 
     with Run("qa", run_name) as run:
+        samples = [Sample(id=";".join(c.chunk_id for c in t), input=candidate_prompt(t), source=t,
+                          metadata={"chunk_ids": [c.chunk_id for c in t], "cluster": t[0].doc_id}) for t in triples]
         items = run.trials(
-            triples, log=run.log(("chunk_ids", "fingerprint"), "multi_chunk.jsonl"),
-            key=lambda t: (";".join(c.chunk_id for c in t), fingerprint(model, [c.text for c in t])),
-            describe=describe, steps=[Step("qa_generation", lambda t, row: generate_candidate(model, t), workers)])
+            samples, log=run.log(("chunk_ids", "fingerprint"), "multi_chunk.jsonl"),
+            key=lambda s: (s.id, fingerprint(model, [c.text for c in s.source])), describe=describe,
+            steps=[Step("qa_generation", lambda s, row: generate_candidate(model, s.source), workers)])
     df = items.reindex(columns=COLUMNS + [f"chunk{i}" for i in range(1, 4)] + ["error"])
     failed = df["error"].notna()
     df.loc[failed, ["question", "answer"]] = ""

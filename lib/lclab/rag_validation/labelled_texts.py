@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..prompts import render
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
+from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from ..scoring.judges import JUDGE, judge_faithfulness, judge_relevance
 from ..scoring.labels import LABELS
@@ -48,19 +50,24 @@ def count_labelled_texts() -> dict[str, int]:
 def judge_labelled_texts(run: Run, judge_model: str, samples: int, max_workers: int) -> pd.DataFrame:
     """The judge's verdict on every labelled text (resumable: labelled_texts.jsonl in the run folder)."""
 
-    def judge(t, row: dict) -> dict:
+    def judge(s: Sample, row: dict) -> dict:
+        t = s.source
         if t.judge == "relevant":
             got = judge_relevance(judge_model, t.question, t.response, samples, stage=STAGE)
         else:
             got = judge_faithfulness(judge_model, t.question, t.response, t.passages, samples, stage=STAGE)
         return {**got.columns(t.judge), "error": got.unscored}
 
+    # Each text's input: the exact prompt its judge is sent.
+    texts = [Sample(id=f"{t.judge}:{t.key}", source=t, target=None, metadata={"judge": t.judge, "cluster": t.key},
+                    input=render("judge_relevance", question=t.question, answer=t.response) if t.judge == "relevant"
+                    else render("judge_faithfulness", question=t.question, answer=t.response, passages=t.passages))
+             for t in labelled_texts().itertuples(index=False)]
     return run.trials(
-        list(labelled_texts().itertuples(index=False)), log=run.log(("judge", "key", "fingerprint"),
-                                                                    "labelled_texts.jsonl"),
-        key=lambda t: (t.judge, t.key, fingerprint(judge_model, JUDGE, samples)),
-        describe=lambda t: {"question": t.question, "response": t.response, "passages": t.passages,
-                            "judge_model": judge_model},
+        texts, log=run.log(("judge", "key", "fingerprint"), "labelled_texts.jsonl"),
+        key=lambda s: (s["judge"], s.source.key, fingerprint(judge_model, JUDGE, samples)),
+        describe=lambda s: {"question": s.source.question, "response": s.source.response,
+                            "passages": s.source.passages, "judge_model": judge_model},
         steps=[Step(STAGE, judge, max_workers)])
 
 

@@ -28,6 +28,7 @@ from ..retrieval.chunking import Chunk, Chunker
 from ..retrieval.vectorstores import open_corpus_index
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
+from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
 from ..scoring.reliability import card_notes, cards, judged_card
@@ -64,6 +65,14 @@ def single_chunk_questions(run: Run, model: str, chunks: list[Chunk], n: int, se
     return kept.reset_index(drop=True)
 
 
+def prepare(questions: pd.DataFrame) -> list[Sample]:
+    """Each question as a Sample: its input is the query the retrieval embeds (the answer prompt is built from
+    the chunks retrieved), its target the reference answer; the question is its own cluster."""
+    return [Sample(id=q.qa_id, input=q.question, target=q.answer, source=q,
+                   metadata={"set": q.set, "relevant_chunks": list(q.relevant), "cluster": q.qa_id})
+            for q in questions.itertuples(index=False)]
+
+
 def judge_answer(judge_model: str, question: str, response: str, gold: str, passages: str, samples: int) -> dict:
     """The three judges' verdicts on one answer as row columns; any verdict that could not be read is the
     row's error."""
@@ -97,21 +106,22 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
         settings = (model, judge_model, store, emb.spec, chunker.name, max_k, answer_k, max_answer_tokens, JUDGE,
                     self_consistency)
 
-        def answer(q, row: dict) -> dict:
+        def answer(s: Sample, row: dict) -> dict:
+            q = s.source
             hits = index.search(q.question, max_k)
             reply = complete(model, render("rag_answer", passages=format_passages(hits[:answer_k]),
                                            question=q.question), stage="answer", max_tokens=max_answer_tokens)
             return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
                     "passages": format_passages(hits[:answer_k]), **answer_columns(reply)}
 
-        def judge(q, row: dict) -> dict:
-            return judge_answer(judge_model, q.question, row["response"], q.answer, row["passages"], self_consistency)
+        def judge(s: Sample, row: dict) -> dict:
+            return judge_answer(judge_model, s.input, row["response"], s.target, row["passages"], self_consistency)
 
         items = run.trials(
-            list(questions.itertuples(index=False)), log=run.log(KEY),
-            key=lambda q: (q.qa_id, fingerprint(settings, q.question, q.answer, list(q.relevant))),
-            describe=lambda q: {"set": q.set, "question": q.question, "reference": q.answer,
-                                "relevant_chunks": list(q.relevant), "model": model, "judge_model": judge_model},
+            prepare(questions), log=run.log(KEY),
+            key=lambda s: (s.id, fingerprint(settings, s.input, s.target, s["relevant_chunks"])),
+            describe=lambda s: {"set": s["set"], "question": s.input, "reference": s.target,
+                                "relevant_chunks": s["relevant_chunks"], "model": model, "judge_model": judge_model},
             steps=[Step("retrieve+answer", answer, max_workers), Step("judge", judge, max_workers)])
         curves = retrieval_curves(items, max_k)
         notes = [

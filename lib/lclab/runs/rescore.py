@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..experiments import get
+from ..experiments import find
 from ..models.replay import REPLAY_ENV
 from . import manifest
 from .notebooks import NOTEBOOKS, declared_parameters, execute
@@ -45,26 +45,35 @@ def snapshot(run: Path) -> dict[str, bytes]:
     return tables
 
 
-def notebook_parameters(recorded: dict, notebook: Path) -> dict:
-    """The parameters the run's notebook was given, or for a run made outside a notebook run, its run
-    parameters under the names the notebook declares (checked after the rescore against the run's)."""
+def notebook_parameters(recorded: dict, notebook: Path, output: Path) -> dict:
+    """The parameters the run's notebook was given: as its manifest records them; for a run made before
+    manifests recorded them, as papermill wrote them into an executed copy of the notebook with the run's name;
+    else its run parameters under the names the notebook declares. Checked after the rescore against the run's."""
     given = (recorded.get("notebook") or {}).get("parameters")
     if given is not None:
         return dict(given)
+    for copy in sorted((output / "results" / "notebooks").glob(f"*/{notebook.name}")):
+        executed = json.loads(copy.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
+        if executed.get("parameters", {}).get("run_name") == recorded["run_name"]:
+            return dict(executed["parameters"])
     declared = declared_parameters(notebook)
-    return {k: v for k, v in recorded["parameters"].items() if k in declared}
+    return {k: v for k, v in {**recorded["parameters"], "run_name": recorded["run_name"]}.items() if k in declared}
 
 
 def rescore(run: str | Path) -> dict:
     """Replay one run; returns {"run", "changed", "calls", "problems"}."""
     run = Path(run).resolve()
     before = manifest.read(run)
-    experiment = get(before["experiment"])
+    experiment = find(before["experiment"])
+    if experiment is None:  # 08's comparison reads other runs and calls no model: rerun it instead
+        return {"run": f"{before['experiment']}/{before['run_name']}", "calls": 0, "changed": [],
+                "problems": [f"{before['experiment']!r} is no registered experiment (08's comparison is rerun, "
+                             "not rescored)"]}
     notebook = NOTEBOOKS / f"{experiment.notebook_stem}.ipynb"
-    params = notebook_parameters(before, notebook)
-    old, old_manifest = snapshot(run), (run / "manifest.json").read_bytes()
     # The kernel writes where the run lives: <output>/results/<experiment>/<run_name>.
     output = run.parents[2]
+    params = notebook_parameters(before, notebook, output)
+    old, old_manifest = snapshot(run), (run / "manifest.json").read_bytes()
     environment = {REPLAY_ENV: "1", "LCLAB_OUTPUT_DIR": str(output)}
     saved = {k: os.environ.get(k) for k in environment}
     os.environ.update(environment)
@@ -83,6 +92,8 @@ def rescore(run: str | Path) -> dict:
     total = pd.read_csv(run / "accounting.csv").set_index("stage").loc["total"]
     problems = [f"parameter {k!r} was {before['parameters'].get(k)!r}, the rescore ran {v!r}"
                 for k, v in after["parameters"].items() if before["parameters"].get(k) != v]
+    if after["started"] == before["started"]:
+        problems.append(f"the notebook ran, but not this run (it wrote no manifest here; parameters {params})")
     return {"run": f"{before['experiment']}/{before['run_name']}", "calls": int(total["calls"]), "problems": problems,
             "changed": sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))}
 

@@ -57,7 +57,7 @@ from . import manifest
 from .folders import ItemLog, RunLock, log_accounting, run_dir, write_atomic
 from .index import refresh_index
 from .parallel import map_items
-from .samples import write_samples
+from .samples import check_samples, write_samples
 
 T = TypeVar("T")
 
@@ -69,8 +69,8 @@ class Step(Generic[T]):
 
     A step that cannot score a trial may return {"error": "..."}; one that raises one of
     `models.errors.ITEM_ERRORS` fails its trial (any other exception is a bug and stops the run). Either way
-    the row is written with its reason and the later steps skip it. Columns whose names start with "_" (a
-    prompt, the retrieved hits) pass to the later steps and are not written.
+    the row is written with its reason and the later steps skip it. Every column a step returns is written:
+    a later step reads what the earlier ones wrote (the row), or the trial's Sample, and nothing else.
     """
 
     name: str
@@ -184,6 +184,7 @@ class Run:
         describes it, and for a `Sample` its exact input and target): what the run will ask is on disk first,
         to count, audit, or rebuild an item's prompt from (`manifest.rebuild_prompt`)."""
         trials = list(trials)
+        check_samples(trials)
         log = log or self.log(("fingerprint",))
         write_samples(trials, log, how["key"], how["describe"])
         items, resumed = run_trials(trials, log=log, **how)
@@ -268,7 +269,7 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
             except ITEM_ERRORS as err:  # recorded in the row, never scored; anything else is a bug and stops
                 rows[i]["error"] = f"{step.name}: {type(err).__name__}: {err}"
             if last or rows[i]["error"]:
-                log.append({k: v for k, v in rows[i].items() if not k.startswith("_")})
+                log.append(rows[i])
                 return False
             return True
 

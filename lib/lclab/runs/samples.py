@@ -21,13 +21,17 @@ from .folders import ItemLog
 
 @dataclass(frozen=True)
 class Sample:
-    """One trial: `id` names it across runs; `input` is the exact prompt (text or chat messages); `target` what
-    a right answer holds; `metadata` what else says what the trial is (budget, depth, group)."""
+    """One trial: `id` names it across runs; `input` is the exact input of its first model stage (the prompt as
+    text or chat messages; for a RAG trial, the query its retrieval embeds); `target` what a right answer holds;
+    `metadata` what else says what the trial is (budget, depth, and `cluster`: its independent unit), all
+    JSON. `source` is the experiment's own record the sample was made from (a document set, a QA pair), for its
+    later steps to read; it is not written to the samples file."""
 
     id: str
     input: Any
     target: Any = None
     metadata: dict = field(default_factory=dict)
+    source: Any = field(default=None, compare=False, repr=False)
 
     def __getitem__(self, name: str) -> Any:
         """A metadata value by name: `sample["context_tokens"]`."""
@@ -38,18 +42,24 @@ def samples_path(log: ItemLog) -> Path | None:
     return log.path.with_name(log.path.stem + ".samples.jsonl") if log.path is not None else None
 
 
-def write_samples(trials: Sequence, log: ItemLog, key: Callable[[Any], tuple], describe: Callable[[Any], dict]) -> None:
-    """The trials of a run as one JSON line each (written whole, then moved into place)."""
+def check_samples(trials: Sequence) -> None:
+    """Refuse trials that are not Samples: what a run asks must be on disk, exactly, before it asks."""
+    wrong = next((t for t in trials if not isinstance(t, Sample)), None)
+    if wrong is not None:
+        raise TypeError(f"a run's trials are lclab.runs.samples.Sample objects (id, input, target, metadata); got "
+                        f"a {type(wrong).__name__}: build them in the experiment's prepare step")
+
+
+def write_samples(trials: Sequence[Sample], log: ItemLog, key: Callable[[Any], tuple],
+                  describe: Callable[[Any], dict]) -> None:
+    """The trials of a run as one JSON line each (written whole, then moved into place): the key, the
+    describing columns, and each Sample's id, input, target and metadata (never its `source`)."""
     path = samples_path(log)
     if path is None:
         return
-    lines = []
-    for t in trials:
-        line = {"key": dict(zip(log.key, key(t))),
-                **{k: v for k, v in describe(t).items() if not k.startswith("_")}}
-        if isinstance(t, Sample):
-            line |= {"id": t.id, "input": t.input, "target": t.target, "metadata": t.metadata}
-        lines.append(json.dumps(line, ensure_ascii=False, default=str))
+    lines = [json.dumps({"key": dict(zip(log.key, key(t))), **describe(t), "id": t.id, "input": t.input,
+                         "target": t.target, "metadata": t.metadata}, ensure_ascii=False, default=str)
+             for t in trials]
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
