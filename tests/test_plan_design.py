@@ -14,7 +14,9 @@ def test_the_design_line_uses_the_stated_prior_without_an_earlier_run():
     assert line.startswith("01_lost_in_the_middle: 14 QA pairs (3 items each) for depth 100 − depth 0")
     # t(13) quantile 2.160 x 0.5 / sqrt(14) = 0.289
     assert "half-width ±0.29" in line and f"{PRIOR_SD:.2f}: stated prior" in line
-    assert "needs about 97 QA pairs" in line  # (1.96 x 0.5 / 0.10)^2 = 96.04 -> 97
+    # The smallest n with t(n - 1) x 0.5 / sqrt(n) <= 0.10 (the normal's 1.96 would say 97): n = 99 gives
+    # 1.9845 x 0.5 / 9.950 = 0.0997.
+    assert "needs about 99 QA pairs" in line
     few = design_line("01_lost_in_the_middle", SMOKE_01 | {"n_qa": 2})
     assert "uninformative" in few and "only large effects" in few
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
-from ..planning.plan import JUDGE_PROMPT, answers_and_judges, row
+from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, answers_and_judges, row
 from ..qa import load_validated
 from .run import EXPERIMENT, prepare
 from .sets import build_sets
@@ -27,7 +27,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
     rows += [row(notebook, "answer, RAG (estimated)", model, len(sets), 0, len(sets) * rag_prompt,
                  len(sets) * p["max_answer_tokens"]),
              row(notebook, "judge, RAG (estimated)", judge, samples * len(sets), 0,
-                 samples * len(sets) * (JUDGE_PROMPT + 20 + p["max_answer_tokens"]), samples * len(sets) * 8)]
+                 samples * len(sets) * (JUDGE_PROMPT + 20 + p["max_answer_tokens"]),
+                 samples * len(sets) * JUDGE_REPLY_TOKENS)]
     return rows
 
 

@@ -3,28 +3,26 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, register
-from ..models import cached
-from ..planning.plan import row
-from ..prompts import render
-from ..qa.generate import sample_passages
+from ..planning.plan import CHARS_PER_TOKEN, JUDGE_REPLY_TOKENS, planned_answers, row
+from ..qa.generate import GENERATION_TOKENS, generation_samples, sample_passages
 from ..text.corpus import load_corpus, passages
 from .run import EXPERIMENT
 
-CHARS_PER_TOKEN = 4  # English prose, for the validation prompts (built only once a pair exists)
+VALIDATION_TEMPLATE_TOKENS = 80  # the validation prompt around the passage, question and answer
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """The exact generation prompts, looked up in the cache; the validation calls estimated from them."""
+    """The run's own samples (the exact generation prompts), counted and looked up in the cache; the
+    validation calls, whose prompts quote a pair not yet generated, from the passages' length."""
     pool = passages(load_corpus(p["corpus"]), p["passage_chars"])
     chosen = sample_passages(pool, p["n_passages"], p["min_passage_chars"], p["seed"])
-    template = "qa_generation_low_overlap" if p.get("low_overlap") else "qa_generation"
-    prompts = [render(template, context=c.text) for c in chosen]
-    hits = sum(cached(p["model"], q, response_format="json", max_tokens=128) is not None for q in prompts)
+    prompts = [s.input for s in generation_samples(chosen, p.get("low_overlap", False))]
+    generation = planned_answers(notebook, "qa_generation", p["model"], prompts, GENERATION_TOKENS,
+                                 response_format="json")
     tokens = sum(len(c.text) for c in chosen) / CHARS_PER_TOKEN
-    return [row(notebook, "qa_generation", p["model"], len(prompts), hits, tokens + 60 * len(prompts),
-                40 * len(prompts)),
-            row(notebook, "qa_validation (estimated)", p["model"], len(prompts), hits, tokens + 80 * len(prompts),
-                8 * len(prompts))]
+    return generation + [row(notebook, "qa_validation (estimated)", p["model"], len(prompts),
+                             generation[0]["cached"], tokens + VALIDATION_TEMPLATE_TOKENS * len(prompts),
+                             JUDGE_REPLY_TOKENS * len(prompts))]
 
 
 EXPERIMENT_SPEC = register(Experiment(

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
-from ..planning.plan import row
+from ..planning.plan import CHARS_PER_TOKEN, row
 from .evaluate import EXPERIMENT
 from .items import prepare
 from .labels import load_items
 
-CHARS_PER_TOKEN = 4
 TEMPLATE_TOKENS = 250  # an NLI or pronoun prompt around its premise and hypothesis
 EXPLANATION_TOKENS = 60  # a generated verdict with its reason (the one-token configuration writes 1)
 

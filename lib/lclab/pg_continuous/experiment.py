@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, register
-from ..planning.plan import row
+from ..planning.plan import CHARS_PER_TOKEN, row
 from .run import EXPERIMENT
 
-CHARS_PER_TOKEN = 4
 FACTS_WHEN_UNCAPPED = 5  # facts per list when max_facts is 0 (what the default run extracted)
 
 

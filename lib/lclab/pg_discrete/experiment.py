@@ -5,10 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from ..experiments import Experiment, Series, register
-from ..planning.plan import row
+from ..planning.plan import CHARS_PER_TOKEN, row
 from .run import EXPERIMENT
 
-CHARS_PER_TOKEN = 4
 SCORING_TEMPLATE_TOKENS = 120  # the scoring prompt around the chunks and the candidate
 
 

@@ -40,6 +40,17 @@ def measured_sd(experiment: Experiment, contrast: tuple) -> tuple[float, str] | 
     return None
 
 
+def units_for(sd: float, target: float) -> int:
+    """The fewest clusters whose 95 % t interval of the mean difference is at most ±target (the interval the
+    comparison draws: t with n − 1 degrees of freedom, not the normal's 1.96)."""
+    from scipy.stats import t as student_t
+
+    n = max(2, math.ceil((1.96 * sd / target) ** 2))  # the normal approximation: a lower bound
+    while student_t.ppf(0.975, n - 1) * sd / math.sqrt(n) > target:
+        n += 1
+    return n
+
+
 def design_line(notebook: str, params: dict, target: float = 0.10) -> str | None:
     """One paragraph for the plan: units, expected half-width, detectable effect, n for the target."""
     from scipy.stats import t as student_t
@@ -58,7 +69,7 @@ def design_line(notebook: str, params: dict, target: float = 0.10) -> str | None
         return head + f": the spread cannot be estimated (SD {sd:.2f}, {source})"
     half = student_t.ppf(0.975, d.units - 1) * sd / math.sqrt(d.units)
     detectable = TTestPower().solve_power(nobs=d.units, power=0.8, alpha=0.05, alternative="two-sided") * sd
-    needed = math.ceil((1.96 * sd / target) ** 2)
+    needed = units_for(sd, target)
     # A difference of two rates lies in [-1, 1]: an interval or an effect past 1 says nothing.
     half_text = f"±{half:.2f}" if half < 1 else "past ±1 (uninformative)"
     power_text = f"|effect| ≥ {detectable:.2f}" if detectable < 1 else "no effect a difference of rates can have"

@@ -21,6 +21,9 @@ from ..text.corpus import Document, passage_sha1
 from ..text.normalize import contains_answer
 
 
+GENERATION_TOKENS = 128  # a question and its answer as JSON
+
+
 def qa_shape(reply) -> str | None:
     for key in ("question", "answer"):
         if not isinstance(reply.get(key), str) or not reply[key].strip():
@@ -41,7 +44,7 @@ def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> d
     """One QA pair for a passage plus the two automatic checks, and how many of the question's content words the
     passage holds (`question_overlap`; a low-overlap question, NoLiMa's kind, keeps it low)."""
     qa = complete(model, generation_prompt(passage, low_overlap), stage="qa_generation",
-                  response_format="json", max_tokens=128, validate=qa_shape).json
+                  response_format="json", max_tokens=GENERATION_TOKENS, validate=qa_shape).json
     question, answer = qa["question"].strip(), qa["answer"].strip()
     check = complete(model, render("qa_supported", context=passage.text, question=question, answer=answer),
                      stage="qa_validation", response_format="json", max_tokens=16,
@@ -63,13 +66,17 @@ def sample_passages(pool: list[Document], n: int, min_chars: int, seed: int) -> 
     return [rng.choice(by_source[s]) for s in sources[:n]]
 
 
+def generation_samples(chosen: list[Document], low_overlap: bool = False) -> list[Sample]:
+    """One Sample per passage: the exact generation prompt (what the run sends and the plan counts)."""
+    return [Sample(id=p.id, input=generation_prompt(p, low_overlap), source=p,
+                   metadata={"doc_id": p.id, "cluster": p.id}) for p in chosen]
+
+
 def generated_pairs(run: Run, model: str, chosen: list[Document], workers: int, log_name: str,
                     low_overlap: bool = False) -> pd.DataFrame:
     """Generate (or resume) one pair per passage; every row of `log_name`, failed ones with their error."""
-    samples = [Sample(id=p.id, input=generation_prompt(p, low_overlap), source=p,
-                      metadata={"doc_id": p.id, "cluster": p.id}) for p in chosen]
     return run.trials(
-        samples, log=run.log(("doc_id", "fingerprint"), log_name),
+        generation_samples(chosen, low_overlap), log=run.log(("doc_id", "fingerprint"), log_name),
         key=lambda s: (s.id, fingerprint(model, s.source.text, *(["low_overlap"] if low_overlap else []))),
         describe=lambda s: {"qa_id": f"q-{passage_sha1(s.source.text)}", "passage_sha1": passage_sha1(s.source.text),
                             "passage": s.source.text},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..paths import repo_path
-from ..planning.plan import JUDGE_PROMPT, row
+from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, row
 from ..text.hand_tables import read_hand_table
 from .labelled_texts import count_labelled_texts
 from .run import EXPERIMENT
@@ -27,14 +27,14 @@ def plan(notebook: str, p: dict) -> list[dict]:
     texts = count_labelled_texts() if p.get("judge_labelled_texts", True) else {}
     labelled = [row(notebook, "judge, labelled texts (estimated)", judge, sum(texts.values()), 0,
                     texts["relevant"] * (JUDGE_PROMPT + 60) + texts["faithful"] * (JUDGE_PROMPT + answer_prompt + 60),
-                    sum(texts.values()) * 8)] if texts else []
+                    sum(texts.values()) * JUDGE_REPLY_TOKENS)] if texts else []
     return [row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
                 2 * p["n_single"] * GENERATION_PROMPT_TOKENS, p["n_single"] * GENERATED_TOKENS),
             row(notebook, "answer (estimated)", p["model"], questions, 0, questions * answer_prompt,
                 questions * p["max_answer_tokens"]),
             row(notebook, "judges (estimated)", judge, 3 * questions * samples, 0,
                 samples * questions * (3 * JUDGE_PROMPT + answer_prompt + 2 * p["max_answer_tokens"]),
-                3 * questions * samples * 8)] + labelled
+                3 * questions * samples * JUDGE_REPLY_TOKENS)] + labelled
 
 
 EXPERIMENT_SPEC = register(Experiment(
