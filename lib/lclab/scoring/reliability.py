@@ -23,17 +23,21 @@ import numpy as np
 import pandas as pd
 
 from ..stats import interval_verdict, kappa_with_ci
+from ..stats.corrected import corrected_rate
 from .baselines import THRESHOLD
 from .labellers import labeller_agreement
 from .labels import LABELS, label_key, labels_for, load_labels  # noqa: F401 (where callers find them)
 from .score_eval import expected_calibration_error, paired_auc_difference, separation_summary
 
 MIN_LABELS = 10  # below this, a card's numbers are printed but called too few to tell
+# The judged rate and what the labels make of it (lclab.stats.corrected): raw, labels alone, Rogan–Gladen, PPI++.
+CORRECTED = tuple(f"{e}{s}" for e in ("raw", "labels_only", "rogan_gladen", "ppi") for s in ("", "_lo", "_hi"))
 COLUMNS = ["metric", "judge", "n_judged", "parse_failures", "sampled_fallback", "n_labelled", "base_rate",
            "agreement", "kappa", "kappa_lo", "kappa_hi", "auc", "auc_lo", "auc_hi", "ece", "baseline",
            "baseline_agreement", "baseline_kappa", "baseline_auc", "auc_vs_baseline", "auc_vs_baseline_lo",
            "auc_vs_baseline_hi", "versus_baseline", "judge_vs_baseline", "self_consistency", "labellers_n",
-           "labellers_kappa", "labellers_kappa_lo", "labellers_kappa_hi", "reading"]
+           "labellers_kappa", "labellers_kappa_lo", "labellers_kappa_hi", *CORRECTED, "headline_estimate",
+           "reading"]
 
 
 def _defined(*series) -> np.ndarray:
@@ -58,9 +62,11 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
            consistency.notna().any() else math.nan, **(labellers or {})}
     labelled = _defined(verdicts, labels)
     row["n_labelled"] = int(labelled.sum())
+    row.update(estimates(verdicts, labels))
     if not labelled.any():
         return {**{c: math.nan for c in COLUMNS}, **row,
-                "reading": "no labels for this run's items: agreement, κ and AUC cannot be measured"}
+                "reading": "no labels for this run's items: agreement, κ and AUC cannot be measured, and the judge's "
+                           f"rate ({row['raw']:.2f}) is what the judge says, not an estimate of the truth"}
     y = labels[labelled].astype(int).to_numpy()
     row["base_rate"] = float(y.mean())
     row.update(kappa_with_ci(verdicts[labelled].astype(int), y))
@@ -74,6 +80,19 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
     row.update(versus_baseline(labels[with_base].astype(int), probabilities[with_base], baseline_scores[with_base]))
     row["reading"] = reading(row)
     return {c: row.get(c, math.nan) for c in COLUMNS}
+
+
+def estimates(verdicts: pd.Series, labels: pd.Series) -> dict:
+    """The judge's rate over the distinct judged texts, and corrected by the labels among them; which one a
+    headline should use: PPI++ once there are MIN_LABELS labels (valid whatever the judge's errors, and with
+    its tuning no wider than the labels alone), else the raw rate, named as uncorrected."""
+    if not pd.notna(verdicts).any():
+        return {"headline_estimate": "none (nothing judged)"}
+    got = corrected_rate(verdicts.map(lambda v: None if pd.isna(v) else float(v)), labels)
+    enough = got["n_labelled"] >= MIN_LABELS and not math.isnan(got["ppi"])
+    return {**{c: got[c] for c in CORRECTED},
+            "headline_estimate": "ppi" if enough else f"raw (uncorrected: {got['n_labelled']} labels, "
+                                                      f"{MIN_LABELS} needed)"}
 
 
 def versus_baseline(labels: pd.Series, judge_scores: pd.Series, baseline_scores: pd.Series) -> dict:
@@ -100,6 +119,10 @@ def reading(row: dict) -> str:
         words.append(f"two labellers agree at κ {row['labellers_kappa']:.2f} [{row['labellers_kappa_lo']:.2f}, "
                      f"{row['labellers_kappa_hi']:.2f}] on {row['labellers_n']} of these texts, the ceiling for "
                      f"the judge's κ {row['kappa']:.2f}")
+    if row.get("headline_estimate") == "ppi":
+        words.append(f"the judge's rate {row['raw']:.2f} [{row['raw_lo']:.2f}, {row['raw_hi']:.2f}] is "
+                     f"{row['ppi']:.2f} [{row['ppi_lo']:.2f}, {row['ppi_hi']:.2f}] corrected by the labels (PPI++; "
+                     f"Rogan–Gladen {row['rogan_gladen']:.2f}, labels alone {row['labels_only']:.2f})")
     return "; ".join(words) or "agreement with the labels as shown"
 
 
