@@ -2,6 +2,7 @@
 to data/judge_labels/<kind>.csv, where the reliability cards of every later run find them.
 
     python -m lclab.scoring.labelling answer_correct results/depth_sweep/default   # writes label_answer_correct.csv there
+    python -m lclab.scoring.labelling answer_correct results/depth_sweep/default --n 60   # a random 60 of them
 
 Kinds, and the item fields a label is filed under (white space aside):
 
@@ -9,9 +10,12 @@ Kinds, and the item fields a label is filed under (white space aside):
     rag_relevance     question, response                     (06)
     rag_faithfulness  question, response, passages           (06)
 
-The sheet holds those fields (and the answer passage where the run has one),
-an empty `label` (1 or 0) and `note`; items already labelled are left out. It
-never holds a judge's verdict: label first, then let the card join.
+The sheet holds those fields, the item's cluster, an empty `label` (1 or 0) and
+`note`; items already labelled are left out. It never holds a judge's verdict:
+label first, then let the card join. With `--n`, the sheet is a random subset
+(`draw`): every item has the same chance to be drawn, so the labels are what
+PPI++ and Rogan–Gladen need (lclab.stats.corrected), and the draw is spread over
+the clusters (a systematic sample over the items ordered cluster by cluster).
 
 A second labeller works from the same texts without the first labels, then the two are compared:
 
@@ -26,6 +30,7 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from ..runs.folders import ItemLog
@@ -54,12 +59,27 @@ def sheet(kind: str, run_dir: Path) -> pd.DataFrame:
     if missing:
         raise ValueError(f"{run_dir}: its items have no {missing}: kind {kind!r} does not apply to this experiment")
     out = items[list(fields)].copy()
+    out["cluster"] = next((items[c].astype(str) for c in ("cluster", "qa_id", "id") if c in items),
+                          pd.Series(range(len(items)), index=items.index).astype(str))
     out.insert(0, "key", [label_key(*(r[f] for f in fields)) for _, r in out.iterrows()])
     out = out.drop_duplicates("key")
     done = set(load_labels(kind).index) if (LABELS / f"{kind}.csv").exists() else set()
     out = out[~out["key"].isin(done)]
     assert not any(c.startswith(JUDGE_COLUMNS) for c in out.columns)  # blind by construction
     return out.assign(label="", note="").reset_index(drop=True)
+
+
+def draw(table: pd.DataFrame, n: int, seed: int = 0) -> pd.DataFrame:
+    """`n` rows of a sheet at random, each with the same chance, spread over the clusters: the rows ordered
+    cluster by cluster (clusters and rows within them shuffled), then every (len / n)-th from a random start."""
+    if n >= len(table):
+        return table.sample(frac=1, random_state=seed).reset_index(drop=True)
+    rng = np.random.default_rng(seed)
+    order = pd.Series(rng.permutation(table["cluster"].unique())).reset_index().set_index(0)["index"]
+    shuffled = table.assign(_c=table["cluster"].map(order), _r=rng.random(len(table))).sort_values(["_c", "_r"])
+    step = len(table) / n
+    picks = np.floor(rng.uniform(0, step) + step * np.arange(n)).astype(int)
+    return shuffled.iloc[picks].drop(columns=["_c", "_r"]).reset_index(drop=True)
 
 
 def second_sheet(kind: str) -> pd.DataFrame:
@@ -80,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("kind", choices=sorted(KINDS))
     parser.add_argument("run_dir", nargs="?", help="a run folder, e.g. results/depth_sweep/default")
     parser.add_argument("--out", help="where to write the sheet (default: <run_dir>/label_<kind>.csv)")
+    parser.add_argument("--n", type=int, help="a random subset of this many items, spread over the clusters")
+    parser.add_argument("--seed", type=int, default=0, help="the draw's seed (default 0)")
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--second", action="store_true", help="a second labeller's sheet of the labelled texts")
     how.add_argument("--agreement", action="store_true", help="print the two labellers' κ")
@@ -93,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("a run folder is needed (or --second / --agreement)")
     try:
         table = second_sheet(args.kind) if args.second else sheet(args.kind, Path(args.run_dir))
+        table = draw(table, args.n, args.seed) if args.n and not args.second else table
     except (ValueError, FileNotFoundError) as err:
         print(f"labelling: {err}", file=sys.stderr)
         return 2
