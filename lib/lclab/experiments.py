@@ -81,6 +81,8 @@ class Experiment:
     rebuild_prompt:  (manifest parameters, item row) -> the exact prompt that item's answering call sent
     design:          parameters -> Design: the independent units a run will have, for `--plan` to say before
                      the run what its n can show
+    judged_rate:     the reliability-card metric of its headline judged rate ("answer correct (01)"), for
+                     `--plan` to say how wide that rate's corrected interval is with 0, 30, 60, 120 labels
     """
 
     name: str
@@ -90,6 +92,7 @@ class Experiment:
     series: Series | None = None
     rebuild_prompt: Callable[[dict, dict], Any] | None = None
     design: Callable[[dict], "Design"] | None = None
+    judged_rate: str | None = None
     description: str = ""
 
     @property

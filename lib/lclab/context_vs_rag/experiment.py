@@ -40,7 +40,7 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, design=design,
+    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, judged_rate="answer correct (02)", design=design,
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
                 "embedder", "chunk_tokens", "top_k", "max_answer_tokens"),
     series=Series(key=("qa_id", "noise_pct"), value="judge_correct", split=("method",), x="noise_pct",

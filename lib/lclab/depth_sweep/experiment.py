@@ -37,7 +37,8 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, design=design, rebuild_prompt=rebuild_prompt,
+    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, judged_rate="answer correct (01)", design=design,
+    rebuild_prompt=rebuild_prompt,
     # What two runs must share to be compared; the model (and the prompt tested) is what a comparison is for.
     # The judge is the ruler, so it is shared too.
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "depths", "seed", "max_answer_tokens"),

@@ -79,3 +79,54 @@ def design_line(notebook: str, params: dict, target: float = 0.10) -> str | None
     if d.units < MIN_UNITS:
         line += f". With fewer than {MIN_UNITS} {d.unit} this run can tell only large effects from 0"
     return line
+
+
+# The judge assumed when no earlier run's card has labels: a true rate of 0.5, a judge that finds 80 % of the
+# true positives and clears 90 % of the negatives (the example of docs/trusting-the-numbers.md).
+PRIOR_JUDGE = {"base_rate": 0.5, "sensitivity": 0.8, "specificity": 0.9}
+LABEL_COUNTS = (30, 60, 120)
+
+
+def measured_judge(experiment: Experiment) -> tuple[dict, str] | None:
+    """The base rate, sensitivity and specificity of the experiment's judged rate on the latest earlier card
+    with at least 10 labels, and which run it came from."""
+    cards = sorted((paths.RESULTS / experiment.name).glob("*/reliability.csv"), key=lambda f: f.stat().st_mtime)
+    for path in reversed(cards):
+        table = pd.read_csv(path)
+        row = table[table["metric"] == experiment.judged_rate]
+        if len(row) and {"sensitivity", "specificity"} <= set(row) and row.iloc[0]["n_labelled"] >= 10 \
+                and row.iloc[0][["base_rate", "sensitivity", "specificity"]].notna().all():
+            r = row.iloc[0]
+            return ({k: float(r[k]) for k in PRIOR_JUDGE}, f"run {path.parent.name}, {int(r['n_labelled'])} labels")
+    return None
+
+
+def ppi_half_width(judged: int, labels: int, base_rate: float, sensitivity: float, specificity: float) -> float:
+    """The expected 95 % half-width of the PPI++ estimate of a rate from `judged` verdicts and `labels` random
+    labels among them, from PPI++'s asymptotic variance with its optimal tuning (Angelopoulos et al. 2023):
+    Var(Y)/n − Cov(Y, f)² / (n Var(f) (1 + n/N)), with the judge's moments implied by its sensitivity and
+    specificity; Student's t with n − 1 df, as the lab's interval uses."""
+    from scipy.stats import t as student_t
+
+    p, n, big_n = base_rate, labels, max(judged - labels, 1)
+    q = p * sensitivity + (1 - p) * (1 - specificity)  # the judge's own rate
+    cov, var_f = p * sensitivity - p * q, q * (1 - q)
+    variance = p * (1 - p) / n - (cov ** 2 / (n * var_f * (1 + n / big_n)) if var_f > 0 else 0.0)
+    return float(student_t.ppf(0.975, n - 1) * math.sqrt(max(variance, 0.0)))
+
+
+def labels_line(notebook: str, params: dict) -> str | None:
+    """For an experiment with a judged headline rate: how wide its corrected interval is with 30, 60 and 120
+    labels (0 labels: the judge's own rate, biased by what the judge gets wrong)."""
+    experiment = for_notebook(notebook)
+    if experiment is None or experiment.judged_rate is None or experiment.design is None:
+        return None
+    d = experiment.design(params)
+    judged = d.units * d.items_per_unit
+    found = measured_judge(experiment)
+    judge, source = found if found else (PRIOR_JUDGE, "stated prior, no earlier labelled card")
+    widths = ", ".join(f"{n}: ±{ppi_half_width(judged, n, **judge):.2f}" for n in LABEL_COUNTS if n < judged)
+    shown = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in judge.items())
+    return (f"{notebook}: {experiment.judged_rate} over about {judged} judged texts: with 0 labels only the judge's "
+            f"own rate (not the truth); corrected by PPI++ with random labels ({widths or 'too few texts'}) "
+            f"[{shown}: {source}]")

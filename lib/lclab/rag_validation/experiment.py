@@ -38,7 +38,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="06_rag_validation", plan=plan,
+    name=EXPERIMENT, notebook="06_rag_validation", plan=plan, judged_rate="answer equals reference (06)",
     comparable=("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path",
                 "n_multi", "max_k", "answer_k", "seed"),
     series=Series(key=("qa_id",), value="judge_correct", split=("set",), x="set", x_label="question set",

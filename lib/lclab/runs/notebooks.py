@@ -144,6 +144,13 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
 
 
 
+def notebook_labels(notebook: Path, params: dict) -> str | None:
+    """How wide the run's judged rate is once corrected by 30, 60, 120 labels (lclab.planning.design)."""
+    from ..planning.design import labels_line
+
+    return labels_line(notebook.stem, notebook_defaults(notebook) | params)
+
+
 def notebook_design(notebook: Path, params: dict, target: float = 0.10) -> str | None:
     """What the run's n can show, before it runs (lclab.planning.design), or None for a notebook with no design."""
     from ..planning.design import design_line
@@ -173,6 +180,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         print(f"  cost for {model}: no price in params/prices.yaml (add the spec or its served name, e.g. "
               f"0 for a server of your own)")
     designs = [line for nb, params in plans if (line := notebook_design(nb, params, target))]
+    designs += [line for nb, params in plans if (line := notebook_labels(nb, params))]
     if designs:
         print("\ndesign (what each run's n can show, before it runs):")
         print("\n".join(f"  {line}" for line in designs))

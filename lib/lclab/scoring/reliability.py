@@ -31,7 +31,8 @@ from .score_eval import expected_calibration_error, paired_auc_difference, separ
 
 MIN_LABELS = 10  # below this, a card's numbers are printed but called too few to tell
 # The judged rate and what the labels make of it (lclab.stats.corrected): raw, labels alone, Rogan–Gladen, PPI++.
-CORRECTED = tuple(f"{e}{s}" for e in ("raw", "labels_only", "rogan_gladen", "ppi") for s in ("", "_lo", "_hi"))
+CORRECTED = tuple(f"{e}{s}" for e in ("raw", "labels_only", "rogan_gladen", "ppi") for s in ("", "_lo", "_hi")) + (
+    "sensitivity", "specificity")
 COLUMNS = ["metric", "judge", "n_judged", "parse_failures", "sampled_fallback", "n_labelled", "base_rate",
            "agreement", "kappa", "kappa_lo", "kappa_hi", "auc", "auc_lo", "auc_hi", "ece", "baseline",
            "baseline_agreement", "baseline_kappa", "baseline_auc", "auc_vs_baseline", "auc_vs_baseline_lo",
