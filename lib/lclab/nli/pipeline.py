@@ -15,11 +15,11 @@ Sentence conversion (`lclab.nli.sentences`), then:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..models import ParseError, complete
 from ..prompts import render, template
 from ..scoring.logprob import complete_with_logprobs, read_values
+from ..scoring.score import Score
 
 PRONOUN_BATCH = 16
 REFUSAL_BATCH = 8
@@ -102,21 +102,23 @@ def replace_pronouns(model: str, sentences: list[str], question: str,
 
 # -- NLI ----------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Verdict:
-    facts: list[dict]  # [{"fact", "explanation", "tag", "p_supported", "p_source"}]
-    refusal: bool | None  # variant "same" only
-    p_refusal: float | None = None  # its probability, read like the tags'
+class Verdict(Score):
+    """One hypothesis's NLI estimate as a Score: value = the share of its facts tagged supported (`estimate`),
+    unscored when the model found no fact (never a silent 0); metadata = the facts ([{"fact", "explanation",
+    "tag", "p_supported", "p_source"}]), the mean probability of "supported" (`estimate_p`), and for the variant
+    "same" the refusal tag with its probability."""
 
-    @property
-    def estimate(self) -> float | None:
-        """Share of facts tagged supported (entailment); None when the model found no fact (never a silent 0)."""
-        return hypothesis_estimate(self.facts)
+    def __init__(self, facts: list[dict], refusal: bool | None, p_refusal: float | None = None):
+        p = sum(f["p_supported"] for f in facts) / len(facts) if facts else None
+        super().__init__(value=hypothesis_estimate(facts),
+                         unscored=None if facts else "the model found no fact in this hypothesis",
+                         metadata={"facts": facts, "p": p, "refusal": refusal, "p_refusal": p_refusal})
 
-    @property
-    def estimate_p(self) -> float | None:
-        """Mean probability of "supported" over the facts, read at each tag's first token; None without facts."""
-        return sum(f["p_supported"] for f in self.facts) / len(self.facts) if self.facts else None
+    facts = property(lambda self: self.metadata["facts"])
+    refusal = property(lambda self: self.metadata["refusal"])
+    p_refusal = property(lambda self: self.metadata["p_refusal"])
+    estimate = property(lambda self: self.value)
+    estimate_p = property(lambda self: self.metadata["p"])
 
 
 def hypothesis_estimate(facts: list[dict]) -> float | None:

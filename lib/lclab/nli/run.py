@@ -123,7 +123,7 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
         return {"estimate": v.estimate, "estimate_p": v.estimate_p, "n_facts": len(v.facts),
                 "p_source": "sampled" if "sampled" in sources else ("logprobs" if sources else None),
                 "facts": json.dumps(v.facts, ensure_ascii=False), "refusal": v.refusal, "p_refusal": v.p_refusal,
-                "error": "the model found no fact in this hypothesis" if v.estimate is None else None}
+                "error": v.unscored}
 
     def as_sample(r: dict) -> Sample:  # the exact prompt of its NLI call
         prompt = (probability_prompt(r["premise"], r["hypothesis"], r["document"]) if variant == "probability"
