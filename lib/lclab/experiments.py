@@ -81,6 +81,8 @@ class Experiment:
     rebuild_prompt:  (manifest parameters, item row) -> the exact prompt that item's answering call sent
     design:          parameters -> Design: the independent units a run will have, for `--plan` to say before
                      the run what its n can show
+    parameters:      its parameters' declaration (a dataclass, lclab.runs.declared): the notebook's parameters
+                     cell is written from it, the checks and the plan read it
     judged_rate:     the reliability-card metric of its headline judged rate ("answer correct (01)"), for
                      `--plan` to say how wide that rate's corrected interval is with 0, 30, 60, 120 labels
     """
@@ -93,6 +95,7 @@ class Experiment:
     rebuild_prompt: Callable[[dict, dict], Any] | None = None
     design: Callable[[dict], "Design"] | None = None
     judged_rate: str | None = None
+    parameters: type | None = None
     description: str = ""
 
     @property

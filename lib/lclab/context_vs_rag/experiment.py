@@ -6,6 +6,7 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, answers_and_judges, row
 from ..qa import load_validated
+from .parameters import Parameters
 from .run import EXPERIMENT, prepare
 from .sets import build_sets
 
@@ -40,7 +41,8 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, judged_rate="answer correct (02)", design=design,
+    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, parameters=Parameters,
+    judged_rate="answer correct (02)", design=design,
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
                 "embedder", "chunk_tokens", "top_k", "max_answer_tokens"),
     series=Series(key=("qa_id", "noise_pct"), value="judge_correct", split=("method",), x="noise_pct",

@@ -6,6 +6,7 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import answers_and_judges, one_at_a_time_local, row
 from ..qa import load_validated
+from .parameters import Parameters
 from .sweep import EXPERIMENT, build_trials, rebuild_prompt
 
 
@@ -37,7 +38,8 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, judged_rate="answer correct (01)", design=design,
+    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, parameters=Parameters,
+    judged_rate="answer correct (01)", design=design,
     rebuild_prompt=rebuild_prompt,
     # What two runs must share to be compared; the model (and the prompt tested) is what a comparison is for.
     # The judge is the ruler, so it is shared too.

@@ -6,6 +6,7 @@ from ..experiments import Experiment, register
 from ..planning.plan import CHARS_PER_TOKEN, JUDGE_REPLY_TOKENS, planned_answers, row
 from ..qa.generate import GENERATION_TOKENS, generation_samples, sample_passages
 from ..text.corpus import load_corpus, passages
+from .parameters import Parameters
 from .run import EXPERIMENT
 
 VALIDATION_TEMPLATE_TOKENS = 80  # the validation prompt around the passage, question and answer
@@ -26,5 +27,5 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="00_make_qa_set", plan=plan,
+    name=EXPERIMENT, notebook="00_make_qa_set", plan=plan, parameters=Parameters,
     description="A QA set from the user's documents: one pair per passage, checked, for review by hand"))

@@ -7,6 +7,7 @@ from ..planning.plan import CHARS_PER_TOKEN, row
 from .evaluate import EXPERIMENT
 from .items import prepare
 from .labels import load_items
+from .parameters import Parameters
 
 TEMPLATE_TOKENS = 250  # an NLI or pronoun prompt around its premise and hypothesis
 EXPLANATION_TOKENS = 60  # a generated verdict with its reason (the one-token configuration writes 1)
@@ -38,7 +39,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="05_nli_answer_eval", plan=plan,
+    name=EXPERIMENT, notebook="05_nli_answer_eval", plan=plan, parameters=Parameters,
     comparable=("items", "order", "pronouns", "with_document", "language"),
     series=Series(key=("item_id", "direction", "index"), value="estimate_p", split=("model", "prompt", "concurrency"),
                   binary=False, label="entailed", cluster="item_id", unit="answers"),

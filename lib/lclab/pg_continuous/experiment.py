@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..experiments import Experiment, register
 from ..planning.plan import CHARS_PER_TOKEN, row
+from .parameters import Parameters
 from .run import EXPERIMENT
 
 FACTS_WHEN_UNCAPPED = 5  # facts per list when max_facts is 0 (what the default run extracted)
@@ -20,6 +21,6 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="04_pg_continuous_retrieval", plan=plan,
+    name=EXPERIMENT, notebook="04_pg_continuous_retrieval", plan=plan, parameters=Parameters,
     comparable=("corpus", "essay", "start", "n_noisy", "chunk_chars", "seed", "reviewed_qa_path", "max_facts"),
     description="How much of the facts an answer needs does each context cover? Continuous retrieval scores"))

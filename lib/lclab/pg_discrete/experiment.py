@@ -6,6 +6,7 @@ import pandas as pd
 
 from ..experiments import Experiment, Series, register
 from ..planning.plan import CHARS_PER_TOKEN, row
+from .parameters import Parameters
 from .run import EXPERIMENT
 
 SCORING_TEMPLATE_TOKENS = 120  # the scoring prompt around the chunks and the candidate
@@ -24,7 +25,7 @@ def scorable(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="03_pg_discrete_retrieval", plan=plan,
+    name=EXPERIMENT, notebook="03_pg_discrete_retrieval", plan=plan, parameters=Parameters,
     comparable=("corpus", "questions_path", "labels_path", "n_questions", "store", "embedder", "chunk_chars",
                 "top_k", "n_positive", "n_negative"),
     series=Series(key=("point_id",), value="weighted", split=("model",), binary=False, label="label",

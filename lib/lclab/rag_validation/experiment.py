@@ -7,6 +7,7 @@ from ..paths import repo_path
 from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, row
 from ..text.hand_tables import read_hand_table
 from .labelled_texts import count_labelled_texts
+from .parameters import Parameters
 from .run import EXPERIMENT
 
 GENERATION_PROMPT_TOKENS = 330  # a question-generation prompt around one chunk
@@ -38,7 +39,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="06_rag_validation", plan=plan, judged_rate="answer equals reference (06)",
+    name=EXPERIMENT, notebook="06_rag_validation", plan=plan, parameters=Parameters,
+    judged_rate="answer equals reference (06)",
     comparable=("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path",
                 "n_multi", "max_k", "answer_k", "seed"),
     series=Series(key=("qa_id",), value="judge_correct", split=("set",), x="set", x_label="question set",

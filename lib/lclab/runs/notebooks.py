@@ -40,6 +40,14 @@ class UnknownParameterError(ParameterError):
 
 
 def declared_parameters(notebook: Path) -> dict[str, dict]:
+    """The notebook's parameters: its experiment's declaration (lclab.runs.declared) where it has one, which
+    tests/test_parameters_declared.py keeps equal to the notebook's cell; else the cell, as papermill reads it."""
+    from ..experiments import for_notebook
+    from .declared import as_inspected
+
+    experiment = for_notebook(notebook.stem)
+    if experiment is not None and experiment.parameters is not None:
+        return as_inspected(experiment.parameters)
     import papermill
 
     return papermill.inspect_notebook(str(notebook))

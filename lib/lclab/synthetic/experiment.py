@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..experiments import Design, Experiment, Series, register
 from ..models import within_window
 from ..planning.plan import one_at_a_time_local, planned_answers
+from .parameters import Parameters
 from .run import EXPERIMENT, build_samples
 
 
@@ -31,7 +32,7 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, design=design,
+    name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, parameters=Parameters, design=design,
     comparable=("tasks", "context_tokens", "depths", "n_samples", "seed", "corpus", "value_kinds", "qa_path",
                 "max_answer_tokens"),
     series=Series(key=("sample_id",), value="score", x="context_tokens", x_label="context length (tokens)",

@@ -1,0 +1,37 @@
+"""Notebook 02's parameters, declared once: its parameters cell is written from this class
+(python -m lclab.runs.declared --write) and the checks and the plan read it (lclab.runs.declared)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..runs.declared import param
+
+
+@dataclass
+class Parameters:
+    model: str = param("local/qwen2.5-coder-1.5b", "(model) answering model (keys only from the environment)")
+    judge_model: str = param("", "(model or \"\") judge model spec; \"\" means the answering model judges")
+    corpus: str = param("paul_graham", "\"paul_graham\" or a folder of .txt/.md files (must match qa_path's passages)")
+    qa_path: str = param("data/pg_qa/qa.csv", "reviewed QA pairs; only rows marked yes in `validated` are used")
+    n_qa: int = param(14, "(at least 1) QA pairs to use, in file order (the shipped file has 14 validated)")
+    context_tokens: int = param(
+        1500,
+        "(tokens) budget of the full (100 %) set as a long-context prompt, in the model's tokens")
+    noise_levels: list = param(
+        [0, 25, 50, 75, 100],
+        "(0 to 100) % of the budget-filling distractors added to the answer passage")
+    store: str = param(
+        "chroma",
+        "\"chroma\" (embedded, in the run folder), \"chroma://HOST:PORT\", \"elasticsearch\", \"pinecone\"")
+    embedder: str = param("local/all-MiniLM-L6-v2", "embedding model spec (offline default; openai/MODEL with a key)")
+    chunk_tokens: int = param(200, "(at least 10) RAG chunk size in tokens (tiktoken cl100k)")
+    top_k: int = param(3, "(at least 1) chunks retrieved per question")
+    seed: int = param(0, "distractor choice and order")
+    max_workers: int = param(1, "(at least 1) concurrent requests: raise for remote endpoints")
+    max_answer_tokens: int = param(48, "(at least 1) answers are a few words")
+    self_consistency: int = param(
+        0,
+        "(at least 0) judge samples at temperature 0.7 per item, for the self-consistency line of the "
+        "reliability card; 0 skips them")
+    run_name: str = param("default", "results/context_vs_rag/<run_name>/, figures/context_vs_rag_<run_name>.png")

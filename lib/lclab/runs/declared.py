@@ -1,0 +1,90 @@
+"""An experiment's parameters, declared once: a dataclass in its folder (`parameters.py`), each field with its
+default and the help its notebook shows, the rule first in brackets as `lclab.runs.params` reads it.
+
+    @dataclass
+    class Parameters:
+        model: str = param("local/qwen2.5-coder-0.5b", "(model) answering model")
+        n_items: int = param(20, "(at least 1) questions")
+
+From it: the notebook's parameters cell (`cell_text`, written by `python -m lclab.runs.declared --write`, and
+checked by tests/test_parameters_declared.py), the parameter checks and the plan (`runs.notebooks.
+declared_parameters` reads the declaration of a registered experiment before the notebook).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import json
+import sys
+from typing import Any
+
+
+def param(default: Any, help: str) -> Any:
+    """A declared parameter: its default (copied per instance when it is a list or dict) and its help."""
+    if isinstance(default, (list, dict)):
+        return dataclasses.field(default_factory=lambda: copy.deepcopy(default), metadata={"help": help})
+    return dataclasses.field(default=default, metadata={"help": help})
+
+
+def source(value: Any) -> str:
+    """A default as the notebook's cell writes it: strings in double quotes, lists and dicts spelled out."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(source(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{source(k)}: {source(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def fields(declaration: type) -> list[tuple[str, Any, str]]:
+    """(name, default, help) of every declared parameter, in order."""
+    made = declaration()
+    return [(f.name, getattr(made, f.name), f.metadata.get("help", "")) for f in dataclasses.fields(declaration)]
+
+
+def cell_text(declaration: type) -> str:
+    """The notebook's parameters cell for this declaration, line for line."""
+    return "\n".join(f"{name} = {source(default)}  # {help}" for name, default, help in fields(declaration))
+
+
+def as_inspected(declaration: type) -> dict[str, dict]:
+    """The declaration in the shape papermill's inspect_notebook gives (default as source text, help)."""
+    return {name: {"name": name, "default": source(default), "help": help, "inferred_type_name": "None"}
+            for name, default, help in fields(declaration)}
+
+
+def write_cells() -> list[str]:
+    """Write every registered experiment's parameters cell from its declaration; the notebooks changed."""
+    import nbformat
+
+    from ..experiments import experiments
+    from ..paths import REPO
+
+    changed = []
+    for experiment in experiments():
+        if experiment.parameters is None:
+            continue
+        path = REPO / "notebooks" / f"{experiment.notebook_stem}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+        if cell.source != cell_text(experiment.parameters):
+            cell.source = cell_text(experiment.parameters)
+            nbformat.write(nb, path)
+            changed.append(path.name)
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", action="store_true", help="write the notebooks' parameters cells")
+    args = parser.parse_args(argv)
+    if args.write:
+        print("written: " + (", ".join(write_cells()) or "none (every cell matches its declaration)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

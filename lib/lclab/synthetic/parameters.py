@@ -1,0 +1,37 @@
+"""Notebook 09's parameters, declared once: its parameters cell is written from this class
+(python -m lclab.runs.declared --write) and the checks and the plan read it (lclab.runs.declared)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..runs.declared import param
+
+
+@dataclass
+class Parameters:
+    model: str = param("local/qwen2.5-coder-0.5b", "(model) answering model (keys only from the environment)")
+    tasks: list = param(
+        ["needle_single", "needle_multikey", "needle_multivalue", "needle_multiquery", "variables", "common_words",
+         "frequent_words", "qa"],
+        "(one of: needle_single, needle_multikey, needle_multivalue, needle_multiquery, variables, "
+        "common_words, frequent_words, qa) tasks to run")
+    context_tokens: list = param([500, 1000, 2000], "(tokens) prompt budgets, in the answering model's tokens")
+    depths: list = param([0, 50, 100], "(0 to 100) where the needle asked for sits, % of the way through the haystack")
+    n_samples: int = param(
+        1,
+        "(at least 1) haystacks per task (each read at every length and depth); qa uses at most the validated pairs")
+    seed: int = param(0, "keys, values, haystack starts")
+    corpus: str = param("paul_graham", "\"paul_graham\" or a folder of .txt/.md files: the haystack sentences")
+    value_kinds: list = param(
+        ["numbers", "uuids", "words"],
+        "(one of: numbers, uuids, words) needle values, taken in turn per haystack")
+    qa_path: str = param("data/pg_qa/qa.csv", "reviewed QA pairs for the qa task (rows marked yes)")
+    max_answer_tokens: int = param(64, "(at least 1) room for several values or ten words")
+    beyond_window: str = param(
+        "refuse",
+        "(one of: refuse, skip) lengths the model's window cannot hold: stop naming them, or leave them out and say so")
+    max_workers: int = param(
+        1,
+        "(at least 1) concurrent requests: 1 keeps llama.cpp's prefix reuse; raise for a batching server")
+    run_name: str = param("default", "results/synthetic/<run_name>/, figures/synthetic_<run_name>.png")
