@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..paths import repo_path
-from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, row
+from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, planned_answers, row
+from ..scoring.judges import JUDGE_MAX_TOKENS
+from ..scoring.logprob import TOP_LOGPROBS
 from ..text.hand_tables import read_hand_table
-from .labelled_texts import count_labelled_texts
+from .labelled_texts import labelled_samples
 from .parameters import Parameters
 from .run import EXPERIMENT
 
@@ -25,10 +27,10 @@ def plan(notebook: str, p: dict) -> list[dict]:
     answer_prompt = p["answer_k"] * p["chunk_tokens"] + ANSWER_TEMPLATE_TOKENS
     judge = p["judge_model"] or p["model"]
     samples = 1 + p.get("self_consistency", 0)
-    texts = count_labelled_texts() if p.get("judge_labelled_texts", True) else {}
-    labelled = [row(notebook, "judge, labelled texts (estimated)", judge, sum(texts.values()), 0,
-                    texts["relevant"] * (JUDGE_PROMPT + 60) + texts["faithful"] * (JUDGE_PROMPT + answer_prompt + 60),
-                    sum(texts.values()) * JUDGE_REPLY_TOKENS)] if texts else []
+    # The labelled texts' judge prompts are known before the run: counted exactly, looked up as the judge asks.
+    labelled = planned_answers(notebook, "judge, labelled texts", judge, [s.input for s in labelled_samples()],
+                               JUDGE_MAX_TOKENS, response_format="json", logprobs=True,
+                               top_logprobs=TOP_LOGPROBS) if p.get("judge_labelled_texts", True) else []
     return [row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
                 2 * p["n_single"] * GENERATION_PROMPT_TOKENS, p["n_single"] * GENERATED_TOKENS),
             row(notebook, "answer (estimated)", p["model"], questions, 0, questions * answer_prompt,

@@ -41,10 +41,12 @@ def labelled_texts() -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True).fillna({"passages": ""})
 
 
-def count_labelled_texts() -> dict[str, int]:
-    """How many texts each judge reads (for the plan)."""
-    texts = labelled_texts()
-    return {column: int((texts["judge"] == column).sum()) for column in FILES}
+def labelled_samples() -> list[Sample]:
+    """Every labelled text as a Sample whose input is the exact prompt its judge is sent (the run's, the plan's)."""
+    return [Sample(id=f"{t.judge}:{t.key}", source=t, target=None, metadata={"judge": t.judge, "cluster": t.key},
+                   input=render("judge_relevance", question=t.question, answer=t.response) if t.judge == "relevant"
+                   else render("judge_faithfulness", question=t.question, answer=t.response, passages=t.passages))
+            for t in labelled_texts().itertuples(index=False)]
 
 
 def judge_labelled_texts(run: Run, judge_model: str, samples: int, max_workers: int) -> pd.DataFrame:
@@ -58,13 +60,8 @@ def judge_labelled_texts(run: Run, judge_model: str, samples: int, max_workers: 
             got = judge_faithfulness(judge_model, t.question, t.response, t.passages, samples, stage=STAGE)
         return {**got.columns(t.judge), "error": got.unscored}
 
-    # Each text's input: the exact prompt its judge is sent.
-    texts = [Sample(id=f"{t.judge}:{t.key}", source=t, target=None, metadata={"judge": t.judge, "cluster": t.key},
-                    input=render("judge_relevance", question=t.question, answer=t.response) if t.judge == "relevant"
-                    else render("judge_faithfulness", question=t.question, answer=t.response, passages=t.passages))
-             for t in labelled_texts().itertuples(index=False)]
     return run.trials(
-        texts, log=run.log(("judge", "key", "fingerprint"), "labelled_texts.jsonl"),
+        labelled_samples(), log=run.log(("judge", "key", "fingerprint"), "labelled_texts.jsonl"),
         key=lambda s: (s["judge"], s.source.key, fingerprint(judge_model, JUDGE, samples)),
         describe=lambda s: {"question": s.source.question, "response": s.source.response,
                             "passages": s.source.passages, "judge_model": judge_model},

@@ -26,6 +26,7 @@ from ..text.normalize import contains_answer
 from .logprob import complete_with_logprobs, read_values
 from .score import Score, unscored
 
+JUDGE_MAX_TOKENS = 32  # a JSON verdict, with room for a model that adds a word
 SAMPLE_TEMPERATURE = 0.7  # self-consistency samples: varied enough to disagree, close enough to the verdict
 # Part of the fingerprint of every judged row: rows judged before verdicts carried a probability are redone.
 JUDGE = "json verdict + verdict-token probability"
@@ -44,7 +45,7 @@ def judge_boolean(judge_model: str, template: str, key: str, stage: str, samples
     """Ask for a JSON object with one boolean `key`: the verdict as a Score, its probability, how that was read
     and the mass outside true/false in its metadata (and the self-consistency share when `samples`)."""
     prompt = render(template, **fields)
-    ask = dict(stage=stage, response_format="json", max_tokens=32, validate=_needs_bool(key))
+    ask = dict(stage=stage, response_format="json", max_tokens=JUDGE_MAX_TOKENS, validate=_needs_bool(key))
     try:
         reply, has_logprobs = complete_with_logprobs(judge_model, prompt, **ask)
     except ParseError as err:
