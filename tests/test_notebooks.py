@@ -62,7 +62,12 @@ def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_
     warm = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert warm.loc["total", "calls"] == 0
     assert warm.loc["answer", "cache_hits"] == 6
-    assert warm.loc["judge", "cache_hits"] == 6
+    assert warm.loc["judge", "cache_hits"] == 6  # the closed-book rows were kept in their own log: resumed
+    # The smoke profile asks each pair closed-book too, and judges it.
+    assert cold.loc["closed-book answer", "calls"] + cold.loc["closed-book answer", "cache_hits"] == 2
+    gain = pd.read_csv(out / "reading_gain.csv").set_index("arm")
+    assert gain.loc["closed book", "n"] == 2 and gain.loc["with context", "n"] == 6
+    assert len(pd.read_json(out / "closed_book.jsonl", lines=True)) == 2
     assert_rescores_without_a_call(out)  # judged
 
 

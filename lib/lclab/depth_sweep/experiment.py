@@ -6,6 +6,7 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import answers_and_judges, one_at_a_time_local, row
 from ..qa import load_validated
+from .closed_book import closed_book_samples
 from .parameters import Parameters
 from .sweep import EXPERIMENT, build_trials, rebuild_prompt
 
@@ -26,6 +27,10 @@ def plan(notebook: str, p: dict) -> list[dict]:
         rows.append(row(notebook, f"answer, {k} needles (estimated)", model, calls, 0,
                         sum(p["context_tokens"]) * groups, calls * p["max_answer_tokens"] * k,
                         [(n, 0) for n in p["context_tokens"]] * groups))
+    if p.get("closed_book"):  # the run's own closed-book samples: exact prompts, a judge call each
+        closed = answers_and_judges(notebook, model, judge, [s.input for s in closed_book_samples(qa)],
+                                    p["max_answer_tokens"], 1 + p.get("self_consistency", 0))
+        rows += [dict(r, stage=f"{r['stage']}, closed book") for r in closed]
     return rows
 
 

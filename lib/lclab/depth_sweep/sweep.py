@@ -22,6 +22,7 @@ from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
 from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
 from ..text.context import answer_prompt, budget_fillers, place_at_depth
+from .closed_book import closed_book_arm
 from .effects import depth_effects, depth_length_model, depth_power_line
 from .haystacks import mean_similarity, shared_fillers, similar_fillers
 from .needles import needle_notes, run_needles
@@ -106,9 +107,10 @@ def placed_by(s: Sample) -> dict:
 def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: list[int],
                     depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int,
                     self_consistency: int = 0, haystack: str = "per_pair", distractors: tuple = ("random",),
-                    needles: tuple = (1,), embedder: str = DEFAULT_EMBEDDER) -> Result:
+                    needles: tuple = (1,), embedder: str = DEFAULT_EMBEDDER, closed_book: bool = False) -> Result:
     """Run (or resume) the sweep: one row per (QA pair, budget, depth, distractor mode), answered then judged;
-    with needles above 1, the multi-needle trials too (needles.py)."""
+    with needles above 1, the multi-needle trials too (needles.py); with `closed_book`, every pair asked with no
+    context as well (closed_book.py)."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         check_budget(model, max(context_tokens), max_answer_tokens * max(needles))  # refused before any work
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
@@ -137,14 +139,8 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
             steps=[Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(model)}"]
-        notes += skipped_note(loaded.skipped)
-        if "prompt_tokens" in items and items["prompt_tokens"].notna().any():
-            notes.append(f"documents per context: {items['n_documents'].min()}-{items['n_documents'].max()}; "
-                         f"prompt tokens: {items['prompt_tokens'].min():.0f}-{items['prompt_tokens'].max():.0f}")
         disagree = judge_vs_match(items)
-        judged = int(items["judge_correct"].notna().sum()) if "judge_correct" in items else 0
-        notes.append(f"judge and string match agree on {judged - len(disagree)} of {judged} judged items "
-                     "(result.tables['judge_vs_match'] lists the others)")
+        notes += skipped_note(loaded.skipped) + item_notes(items, disagree)
         reliability = cards([correctness_card(items, judge_model, "answer correct (01)")])
         base = items[items["distractors"] == distractors[0]] if "distractors" in items else items
         effects, lengths, (grid, grid_line) = depth_effects(base), effective_length_ci(base), depth_length_model(base)
@@ -152,7 +148,9 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
                                             grid_line]
         _, needle_table = run_needles(run, model, qa, pool, [k for k in needles if k > 1], context_tokens, seed,
                                          count, count_text, max_answer_tokens, max_workers)
-        notes += needle_notes(needle_table)
+        arm, arm_notes = closed_book_arm(run, closed_book, items, model, judge_model, qa, max_answer_tokens,
+                                         self_consistency, max_workers)
+        notes += needle_notes(needle_table) + arm_notes
         judged = items["judge_correct"].dropna().astype(bool) if "judge_correct" in items else pd.Series(dtype=bool)
         lo, hi = wilson_interval(int(judged.sum()), len(judged))
         return run.result(summarize(items), items=items, notes=notes,
@@ -160,9 +158,20 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
                                   "by_length": accuracy_by_length(base),
                                   "effective_length": pd.DataFrame([lengths]).assign(distractors=distractors[0]),
                                   "by_distractors": by_distractors(items), "needles": needle_table,
-                                  "depth_length_model": grid},
+                                  "depth_length_model": grid, **arm},
                           headline=headline("judge accuracy, all cells", judged.mean() if len(judged) else None,
                                             lo, hi))
+
+
+def item_notes(items: pd.DataFrame, disagree: pd.DataFrame) -> list[str]:
+    """What the contexts held, and how often the judge and the string match agree."""
+    notes = []
+    if "prompt_tokens" in items and items["prompt_tokens"].notna().any():
+        notes.append(f"documents per context: {items['n_documents'].min()}-{items['n_documents'].max()}; "
+                     f"prompt tokens: {items['prompt_tokens'].min():.0f}-{items['prompt_tokens'].max():.0f}")
+    judged = int(items["judge_correct"].notna().sum()) if "judge_correct" in items else 0
+    return notes + [f"judge and string match agree on {judged - len(disagree)} of {judged} judged items "
+                    "(result.tables['judge_vs_match'] lists the others)"]
 
 
 def by_distractors(items: pd.DataFrame) -> pd.DataFrame:
