@@ -34,14 +34,18 @@ NOT_COMPARED = {"accounting.csv", "accounting_log.csv"}  # the invocation's call
 
 
 def snapshot(run: Path) -> dict[str, bytes]:
-    """The run's tables as bytes, by file name; the item rows without their `*_cached` columns (whether a
-    reply came from the cache, which under a replay every one did)."""
+    """The run's tables as bytes, by file name; item rows (result_items.jsonl, and a table of them) without their
+    `*_cached` columns (whether a reply came from the cache, which under a replay every one did)."""
     tables = {p.name: p.read_bytes() for pattern in TABLES for p in sorted(run.glob(pattern))
               if p.name not in NOT_COMPARED}
     if "result_items.jsonl" in tables:
         rows = [json.loads(line) for line in tables["result_items.jsonl"].splitlines() if line.strip()]
         tables["result_items.jsonl"] = json.dumps([{k: v for k, v in r.items() if not k.endswith("_cached")}
                                                    for r in rows], sort_keys=True).encode()
+    for name, data in tables.items():  # a table of item rows (01's closed_book.csv) carries the flag too
+        if name.endswith(".csv") and b"_cached" in data.split(b"\n", 1)[0]:
+            table = pd.read_csv(run / name, dtype=str, keep_default_na=False)
+            tables[name] = table.drop(columns=[c for c in table if c.endswith("_cached")]).to_csv(index=False).encode()
     return tables
 
 
