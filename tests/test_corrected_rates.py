@@ -62,3 +62,14 @@ def test_clustered_items_are_resampled_by_cluster_and_few_labels_give_no_correct
     assert row["n_clusters"] == 60 and row["ppi_lo"] < row["ppi"] < row["ppi_hi"]
     few = corrected_rate(verdicts, np.where(np.arange(300) < 5, labels, np.nan))
     assert math.isnan(few["ppi"]) and math.isnan(few["rogan_gladen"]) and few["n_labelled"] <= 5
+
+
+def test_a_card_with_nothing_judged_says_so_instead_of_failing():
+    import pandas as pd
+    from lclab.scoring.reliability import card
+
+    empty = pd.Series([None, None], dtype=object)
+    row = card("answer correct", "judge", empty, pd.Series([None, None], dtype=float), empty,
+               pd.Series([float("nan")] * 2), "baseline", pd.Series([0.1, 0.2]))
+    assert row["n_judged"] == 0 and row["reading"] == "nothing judged: no verdict to read"
+    assert math.isnan(row["ppi"]) and row["headline_estimate"] == "none (nothing judged)"

@@ -67,7 +67,8 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
     if not labelled.any():
         return {**{c: math.nan for c in COLUMNS}, **row,
                 "reading": "no labels for this run's items: agreement, κ and AUC cannot be measured, and the judge's "
-                           f"rate ({row['raw']:.2f}) is what the judge says, not an estimate of the truth"}
+                           f"rate ({row['raw']:.2f}) is what the judge says, not an estimate of the truth"
+                           if row["n_judged"] else "nothing judged: no verdict to read"}
     y = labels[labelled].astype(int).to_numpy()
     row["base_rate"] = float(y.mean())
     row.update(kappa_with_ci(verdicts[labelled].astype(int), y))
@@ -88,7 +89,7 @@ def estimates(verdicts: pd.Series, labels: pd.Series) -> dict:
     headline should use: PPI++ once there are MIN_LABELS labels (valid whatever the judge's errors, and with
     its tuning no wider than the labels alone), else the raw rate, named as uncorrected."""
     if not pd.notna(verdicts).any():
-        return {"headline_estimate": "none (nothing judged)"}
+        return {**{c: math.nan for c in CORRECTED}, "headline_estimate": "none (nothing judged)"}
     got = corrected_rate(verdicts.map(lambda v: None if pd.isna(v) else float(v)), labels)
     enough = got["n_labelled"] >= MIN_LABELS and not math.isnan(got["ppi"])
     return {**{c: got[c] for c in CORRECTED},
