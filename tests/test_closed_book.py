@@ -1,9 +1,9 @@
-"""The closed-book arm of 01: a QA pair the model answers without its passage is flagged, and the reading gain is
-paired by QA pair (lclab.depth_sweep.closed_book), on hand-made rows."""
+"""The closed-book arm of 01 and 02: a QA pair the model answers without its passage is flagged, and the reading gain is
+paired by QA pair (lclab.qa.closed_book), on hand-made rows."""
 
 import pandas as pd
 import pytest
-from lclab.depth_sweep.closed_book import closed_book_samples, known_pairs, reading_gain
+from lclab.qa.closed_book import closed_book_samples, known_pairs, reading_gain
 from lclab.prompts import render
 
 

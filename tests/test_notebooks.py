@@ -101,6 +101,8 @@ def test_context_vs_rag_smoke_run_compares_both_methods_on_the_same_sets(outputs
     summary = pd.read_csv(out / "summary.csv")
     assert {"judge_acc", "judge_lo", "match_acc", "prompt_tokens", "answer_s"} <= set(summary.columns)
     assert (outputs / "figures" / "context_vs_rag_smoke.png").stat().st_size > 10_000
+    gain = pd.read_csv(out / "reading_gain.csv").set_index("arm")  # the smoke profile asks closed-book too
+    assert gain.loc["closed book", "n"] == 2 and gain.loc["with context", "n"] == 8
 
 
 def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):

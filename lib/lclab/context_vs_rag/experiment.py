@@ -6,6 +6,7 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, answers_and_judges, row
 from ..qa import load_validated
+from ..qa.closed_book import closed_book_samples
 from .parameters import Parameters
 from .run import EXPERIMENT, prepare
 from .sets import build_sets
@@ -30,6 +31,10 @@ def plan(notebook: str, p: dict) -> list[dict]:
              row(notebook, "judge, RAG (estimated)", judge, samples * len(sets), 0,
                  samples * len(sets) * (JUDGE_PROMPT + 20 + p["max_answer_tokens"]),
                  samples * len(sets) * JUDGE_REPLY_TOKENS)]
+    if p.get("closed_book"):  # the run's own closed-book samples: exact prompts, a judge call each
+        closed = answers_and_judges(notebook, model, judge, [s.input for s in closed_book_samples(qa)],
+                                    p["max_answer_tokens"], samples)
+        rows += [dict(r, stage=f"{r['stage']}, closed book") for r in closed]
     return rows
 
 

@@ -34,4 +34,8 @@ class Parameters:
         0,
         "(at least 0) judge samples at temperature 0.7 per item, for the self-consistency line of the "
         "reliability card; 0 skips them")
+    closed_book: bool = param(
+        False,
+        "True also asks every QA pair with no context: the reading gain (with − without, paired by QA pair), and "
+        "the results again on the pairs the model could not answer closed-book")
     run_name: str = param("default", "results/context_vs_rag/<run_name>/, figures/context_vs_rag_<run_name>.png")

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..models import budget_counters, check_budget, complete, tokenizer_name
 from ..qa import load_validated
+from ..qa.closed_book import closed_book_arm
 from ..retrieval.chunking import Chunker
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
@@ -41,10 +42,20 @@ def prepare(sets: list[DocumentSet]) -> list[Sample]:
             for s in sets for method in METHODS]
 
 
+def retrieval_columns(doc_set: DocumentSet, got: dict) -> dict:
+    """What a RAG trial's retrieval step writes down: the chunk ids in rank order (its answer step reads them),
+    whether the answer passage was among them, and the index and search times."""
+    ids = [h.chunk_id for h in got["hits"]]
+    return {"retrieved": ids, "answer_doc_retrieved": any(i.startswith(doc_set.answer_id + "::") for i in ids),
+            "index_s": round(got["index_s"], 3), "search_s": round(got["search_s"], 4)}
+
+
 def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: int,
                        noise_levels: list[int], store: str, embedder: str, chunk_tokens: int, top_k: int, seed: int,
-                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0) -> Result:
-    """Run (or resume) both methods on every document set: one row per (pair, noise level, method)."""
+                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
+                       closed_book: bool = False) -> Result:
+    """Run (or resume) both methods on every document set: one row per (pair, noise level, method); with
+    `closed_book`, every QA pair asked with no context as well (lclab.qa.closed_book)."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         check_budget(model, context_tokens, max_answer_tokens)  # refused before any work
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
@@ -60,13 +71,8 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
             return (s.qa_id, s.noise_pct, sample["method"], fingerprint(*made_with))
 
         def retrieval(sample: Sample, row: dict) -> dict:
-            if sample["method"] == "long_context":
-                return {}
-            doc_set = sample.source
-            got = retrieve(doc_set, store, embedder, chunker, top_k, run.dir / "chroma")
-            ids = [h.chunk_id for h in got["hits"]]
-            return {"retrieved": ids, "answer_doc_retrieved": any(i.startswith(doc_set.answer_id + "::") for i in ids),
-                    "index_s": round(got["index_s"], 3), "search_s": round(got["search_s"], 4)}
+            return {} if sample["method"] == "long_context" else retrieval_columns(
+                sample.source, retrieve(sample.source, store, embedder, chunker, top_k, run.dir / "chroma"))
 
         def answer(sample: Sample, row: dict) -> dict:
             prompt = sample.input
@@ -93,11 +99,13 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         reliability = cards([correctness_card(items, judge_model, "answer correct (02)")])
         effects, line = method_effects(items)
         lengths, length_line = long_context_length(items)
-        notes += card_notes(reliability) + [line, length_line]
+        arm, arm_notes = closed_book_arm(run, closed_book, items, model, judge_model, qa, max_answer_tokens,
+                                         self_consistency, max_workers, by=("noise_pct", "method"))
+        notes += card_notes(reliability) + [line, length_line] + arm_notes
         top = effects.iloc[-1] if len(effects) else {}
         return run.result(summarize(items), items=items, notes=notes,
                           tables={"retrieval_misses": retrieval_misses(items), "reliability": reliability,
-                                  "effects": effects, "effective_length": lengths},
+                                  "effects": effects, "effective_length": lengths, **arm},
                           headline=headline(f"long context − RAG at {top.get('noise_pct', '?')} % noise",
                                             top.get("effect"), top.get("effect_lo"), top.get("effect_hi")))
 

@@ -6,7 +6,7 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import answers_and_judges, one_at_a_time_local, row
 from ..qa import load_validated
-from .closed_book import closed_book_samples
+from ..qa.closed_book import closed_book_samples
 from .parameters import Parameters
 from .sweep import EXPERIMENT, build_trials, rebuild_prompt
 

@@ -14,6 +14,7 @@ import pandas as pd
 from ..models import budget_counters, check_budget, complete, tokenizer_name
 from ..models.embeddings import DEFAULT_EMBEDDER
 from ..qa import load_validated
+from ..qa.closed_book import closed_book_arm
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..runs.samples import Sample
@@ -22,7 +23,6 @@ from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary, wilson_interval
 from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
 from ..text.context import answer_prompt, budget_fillers, place_at_depth
-from .closed_book import closed_book_arm
 from .effects import depth_effects, depth_length_model, depth_power_line
 from .haystacks import mean_similarity, shared_fillers, similar_fillers
 from .needles import needle_notes, run_needles

@@ -1,7 +1,7 @@
-"""The closed-book arm: every QA pair asked with no context at all (LongBench v2's `--no_context`), judged like
-the rest. A pair the model answers without its passage says nothing about reading: the reading gain is the
-accuracy with the context minus without it, paired by QA pair, and the depth results are shown again on the
-pairs the model could not answer closed-book.
+"""The closed-book arm of the QA experiments (01, 02): every QA pair asked with no context at all (LongBench
+v2's `--no_context`), judged like the rest. A pair the model answers without its passage says nothing about
+reading: the reading gain is the accuracy with the context minus without it, paired by QA pair, and the
+experiment's results are shown again on the pairs the model could not answer closed-book.
 """
 
 from __future__ import annotations
@@ -80,19 +80,20 @@ def reading_gain(items: pd.DataFrame, closed: pd.DataFrame) -> pd.DataFrame:
 
 
 def closed_book_arm(run: Run, on: bool, items: pd.DataFrame, model: str, judge_model: str, qa: pd.DataFrame,
-                    max_answer_tokens: int, self_consistency: int, workers: int) -> tuple[dict, list[str]]:
-    """The arm's tables (`closed_book`, `reading_gain`, `by_depth_not_known`) and its note; nothing when off."""
+                    max_answer_tokens: int, self_consistency: int, workers: int,
+                    by: tuple[str, ...] = ("context_tokens", "depth")) -> tuple[dict, list[str]]:
+    """The arm's tables (`closed_book`, `reading_gain`, and `by_<last of by>_not_known`: accuracy per `by` cell
+    on the pairs not known closed-book) and its note; nothing when off."""
     if not on:
         return {}, []
     closed = run_closed_book(run, model, judge_model, qa, max_answer_tokens, self_consistency, workers)
     gain = reading_gain(items, closed)
     known = known_pairs(closed)
     rest = items[~items["qa_id"].isin(known)] if "qa_id" in items else items
-    by_depth = proportion_summary(rest, ["context_tokens", "depth"], "judge_correct", "judge") if len(rest) else \
-        pd.DataFrame()
+    by_cell = proportion_summary(rest, list(by), "judge_correct", "judge") if len(rest) else pd.DataFrame()
     note = f"closed book: {len(known)} of {len(closed)} QA pairs answered right with no context (flagged)"
     if len(gain):
         g = gain.iloc[-1]
         note += (f"; reading gain {g['judge_acc']:+.2f} [{g['lo']:+.2f}, {g['hi']:+.2f}] (with − without the "
                  f"context, paired by QA pair, cluster t, {g['qa_pairs']} pairs)")
-    return {"closed_book": closed, "reading_gain": gain, "by_depth_not_known": by_depth}, [note]
+    return {"closed_book": closed, "reading_gain": gain, f"by_{by[-1]}_not_known": by_cell}, [note]
