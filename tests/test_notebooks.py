@@ -204,6 +204,7 @@ def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
     accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert set(accounting.index) == {"answer", "total"}  # no judge
     assert (outputs / "figures" / "synthetic_smoke.png").stat().st_size > 10_000
+    assert not list(NOTEBOOKS.glob("kernel-ipc*"))  # the kernel's sockets live in a temp folder, not beside it
     assert_rescores_without_a_call(out)  # string-match scored
 
     # A reply missing from the cache stops the replay before any call; the run's tables stay as they were.

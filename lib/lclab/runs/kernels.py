@@ -1,7 +1,7 @@
 """How ./run_all.sh starts a notebook's kernel, so that a run prints one line per notebook and what went wrong:
 
-- the kernel talks to the runner over IPC sockets, not plain-text TCP on loopback (ipykernel warns about that
-  in every notebook);
+- the kernel talks to the runner over IPC sockets in a temp folder, not plain-text TCP on loopback (ipykernel
+  warns about that in every notebook);
 - its loops print one final line each, not a bar redrawn into the executed copy (LCLAB_PROGRESS=final, read by
   lclab.runs.parallel); its cell output stays in the executed copy, not on the terminal;
 - its own log (stderr) goes to a file beside the executed copy: Ctrl-C reaches the kernel too, and its ZMQError
@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import tempfile
 import threading
 from pathlib import Path
 
@@ -32,6 +33,9 @@ def quiet_kernel(log: Path) -> dict:
 
     config = Config()
     config.KernelManager.transport = "ipc"
+    # The sockets' path: a folder of its own in the temp dir, not "kernel-ipc-N" in the working directory (the
+    # notebooks folder, where a killed kernel's sockets were left behind).
+    config.KernelManager.ip = str(Path(tempfile.mkdtemp(prefix="lclab-kernel-")) / "ipc")
     os.environ["LCLAB_PROGRESS"] = "final"  # inherited by the kernel
     return {"config": config, "kernel_manager_class": KernelLoggingToFile}
 
