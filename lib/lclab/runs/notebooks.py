@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -142,12 +143,13 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     started = time.perf_counter()
     # The kernel inherits this: its runs record which notebook made them, with what (for a rescore).
     os.environ[NOTEBOOK_ENV] = json.dumps({"notebook": notebook.stem, "parameters": params}, default=str)
+    kernel = quiet_kernel(output.with_name(f"{notebook.stem}.kernel.log"))
     try:
         papermill.execute_notebook(str(notebook), str(output), parameters=params, cwd=str(NOTEBOOKS),
-                                   kernel_name="python3", progress_bar=False, log_output=False,
-                                   **quiet_kernel(output.with_name(f"{notebook.stem}.kernel.log")))
+                                   kernel_name="python3", progress_bar=False, log_output=False, **kernel)
     finally:
         os.environ.pop(NOTEBOOK_ENV, None)
+        shutil.rmtree(Path(kernel["config"].KernelManager.ip).parent, ignore_errors=True)  # its socket folder
     return time.perf_counter() - started
 
 
