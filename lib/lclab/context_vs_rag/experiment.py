@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
-from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, answers_and_judges, row
+from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, answers_and_judges, planned_embeddings, row
 from ..qa import load_validated
+from ..retrieval.chunking import Chunker
 from ..qa.closed_book import closed_book_samples
 from .parameters import Parameters
 from .run import EXPERIMENT, prepare
@@ -31,6 +32,9 @@ def plan(notebook: str, p: dict) -> list[dict]:
              row(notebook, "judge, RAG (estimated)", judge, samples * len(sets), 0,
                  samples * len(sets) * (JUDGE_PROMPT + 20 + p["max_answer_tokens"]),
                  samples * len(sets) * JUDGE_REPLY_TOKENS)]
+    chunker = Chunker(p["chunk_tokens"], "tokens")  # every set's chunks and its question, embedded for RAG
+    rows.append(planned_embeddings(notebook, p["embedder"], [c.text for s in sets for c in chunker.split(s.docs)]
+                                   + [s.question for s in sets]))
     if p.get("closed_book"):  # the run's own closed-book samples: exact prompts, a judge call each
         closed = answers_and_judges(notebook, model, judge, [s.input for s in closed_book_samples(qa)],
                                     p["max_answer_tokens"], samples)

@@ -37,6 +37,9 @@ DEFAULT_EMBEDDER = "local/all-MiniLM-L6-v2"
 STAGE = "embed"
 
 
+DIMENSION_PROBE = "dimension probe"  # the text a vector store's dimension is read from (once, then cached)
+
+
 def embedding_cache_dir() -> Path:
     return llm_cache_dir() / "embeddings"
 
@@ -56,7 +59,7 @@ class Embedder:
 
     @cached_property
     def dimension(self) -> int:
-        return int(self.embed(["dimension probe"]).shape[1])
+        return int(self.embed([DIMENSION_PROBE]).shape[1])
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text, in order."""

@@ -162,6 +162,36 @@ def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, pr
             "cost_usd": cost_for(model, todo_prompt, completion * share)}
 
 
+# Seconds per text embedded on this machine (2 cores): 300 chunks of 200 tokens with the offline MiniLM,
+# cache writes included, 0.026 s each. An embedder without a figure here has its time shown as unknown.
+EMBED_SECONDS = {"local/all-MiniLM-L6-v2": 0.026}
+
+
+def planned_embeddings(notebook: str, embedder: str, texts: list[str], unknown: int = 0,
+                       stage: str = "embed") -> dict:
+    """One plan row for the texts a run embeds (chunks it indexes, queries it searches with, and the store's
+    dimension probe): each looked up in the embedding cache as the run would, without loading the embedder.
+    `unknown`: texts not known before the run (generated questions), each counted as a call to make."""
+    from ..models.embeddings import DIMENSION_PROBE, DiskCache, embedding_cache_dir, get_embedder
+
+    try:
+        identity = get_embedder(embedder).identity
+    except (ImportError, FileNotFoundError):  # a plan before set-up: the embedder is not installed yet
+        identity = None
+    cache = DiskCache(embedding_cache_dir(), required=("vector",))
+    texts = [DIMENSION_PROBE, *texts]
+    unique = list(dict.fromkeys(texts))  # a text met again in the run is a cache hit by then
+    to_make = unknown + sum(identity is None or cache.get({"embedder": identity, "text": t}) is None
+                            for t in unique)
+    texts += [""] * unknown
+    local = embedder.startswith("local/")
+    return {"notebook": notebook, "stage": stage, "model": embedder, "calls": len(texts),
+            "cached": len(texts) - to_make,
+            "prompt_tokens": 0, "completion_tokens": 0,
+            "seconds": to_make * EMBED_SECONDS.get(embedder, math.nan) if local else math.nan,
+            "cost_usd": 0.0 if local else math.nan}
+
+
 def one_at_a_time_local(model: str, p: dict) -> bool:
     """Whether consecutive prompts reach the embedded model one by one, so a shared prefix is reused."""
     return model.startswith("local/") and p.get("max_workers", 1) == 1
@@ -203,7 +233,8 @@ def answers_and_judges(notebook: str, model: str, judge: str, prompts: list, max
     """An answer per prompt (planned_answers) and `judges_per` judge calls per answer."""
     return planned_answers(notebook, "answer", model, prompts, max_tokens, reuse_prefix) + [
         row(notebook, "judge", judge, len(prompts) * judges_per, 0,
-            len(prompts) * judges_per * (JUDGE_PROMPT + reference_tokens + max_tokens), len(prompts) * judges_per * JUDGE_REPLY_TOKENS)]
+            len(prompts) * judges_per * (JUDGE_PROMPT + reference_tokens + max_tokens),
+            len(prompts) * judges_per * JUDGE_REPLY_TOKENS)]
 
 
 def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:

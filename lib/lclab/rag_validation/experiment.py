@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..paths import repo_path
-from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, planned_answers, row
+from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, planned_answers, planned_embeddings, row
+from ..retrieval.chunking import Chunker
 from ..scoring.judges import JUDGE_MAX_TOKENS
 from ..scoring.logprob import TOP_LOGPROBS
+from ..text.corpus import load_corpus
 from ..text.hand_tables import read_hand_table
 from .labelled_texts import labelled_samples
 from .parameters import Parameters
@@ -21,8 +23,9 @@ def plan(notebook: str, p: dict) -> list[dict]:
     """Questions counted exactly (the single-chunk ones asked for, the validated multi-chunk ones), tokens
     from the chunk budget: retrieval (an embedding model) is not run for a plan."""
     multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
-    n_multi = int((multi["validated"].str.strip().str.lower() == "yes").sum())
-    n_multi = min(n_multi, p["n_multi"]) if p["n_multi"] else n_multi
+    multi_questions = multi.loc[multi["validated"].str.strip().str.lower() == "yes", "question"]
+    multi_questions = multi_questions.head(p["n_multi"]) if p["n_multi"] else multi_questions
+    n_multi = len(multi_questions)
     questions = p["n_single"] + n_multi
     answer_prompt = p["answer_k"] * p["chunk_tokens"] + ANSWER_TEMPLATE_TOKENS
     judge = p["judge_model"] or p["model"]
@@ -31,7 +34,10 @@ def plan(notebook: str, p: dict) -> list[dict]:
     labelled = planned_answers(notebook, "judge, labelled texts", judge, [s.input for s in labelled_samples()],
                                JUDGE_MAX_TOKENS, response_format="json", logprobs=True,
                                top_logprobs=TOP_LOGPROBS) if p.get("judge_labelled_texts", True) else []
-    return [row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
+    chunks = Chunker(p["chunk_tokens"], "tokens").split(load_corpus(p["corpus"]).documents)
+    embedded = planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(multi_questions),
+                                  unknown=p["n_single"])  # the corpus indexed, every question searched with
+    return [embedded, row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
                 2 * p["n_single"] * GENERATION_PROMPT_TOKENS, p["n_single"] * GENERATED_TOKENS),
             row(notebook, "answer (estimated)", p["model"], questions, 0, questions * answer_prompt,
                 questions * p["max_answer_tokens"]),

@@ -15,21 +15,23 @@ QUOTED = ("default", "documented")  # the profiles whose plans the README quotes
 
 
 def planned(profile: str) -> dict:
-    """{"calls", "seconds"} of a profile's plan over every notebook (no model is called or loaded)."""
+    """{"calls", "embedded", "seconds"} of a profile's plan over every notebook (no model is called or loaded):
+    model calls, and texts looked up or embedded by the embedding stages, apart."""
     from ..planning.plan import plan_notebook, plan_table
 
     settings = load_profile(profile)
     rows = [r for nb in sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
             for r in plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))]
     total = plan_table(rows).iloc[-1]
-    return {"calls": int(total["calls"]), "seconds": float(total["seconds"])}
+    embedded = sum(r["calls"] for r in rows if r["stage"] == "embed")
+    return {"calls": int(total["calls"]) - embedded, "embedded": embedded, "seconds": float(total["seconds"])}
 
 
 def described(profile: str) -> str:
     """How the README's table words a profile's plan: "about 43 minutes (535 calls)"."""
     p = planned(profile)
     size = f"{p['seconds'] / 3600:.1f} hours" if p["seconds"] >= 5400 else f"{p['seconds'] / 60:.0f} minutes"
-    return f"about {size} ({p['calls']:,} calls)"
+    return f"about {size} ({p['calls']:,} calls, {p['embedded']:,} texts embedded)"
 
 
 def main(argv: list[str] | None = None) -> int:
