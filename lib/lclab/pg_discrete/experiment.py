@@ -5,7 +5,10 @@ from __future__ import annotations
 import pandas as pd
 
 from ..experiments import Experiment, Series, register
-from ..planning.plan import CHARS_PER_TOKEN, row
+from ..planning.plan import CHARS_PER_TOKEN, planned_embeddings, row
+from ..retrieval.chunking import Chunker
+from ..text.corpus import load_corpus
+from .points import load_questions
 from .parameters import Parameters
 from .run import EXPERIMENT
 
@@ -13,10 +16,17 @@ SCORING_TEMPLATE_TOKENS = 120  # the scoring prompt around the chunks and the ca
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """One one-token scoring call per point (a positive and a negative candidate per question), per model."""
-    points = 2 * p["n_questions"]
+    """The corpus indexed and every question searched with (the embedding stage, counted exactly), then one
+    one-token scoring call per point (a positive and a negative candidate per question), per model."""
+    loaded = load_corpus(p["corpus"])
+    questions = load_questions(p["questions_path"], {d.id: d.text for d in loaded.documents})
+    questions = questions.head(p["n_questions"]) if p["n_questions"] else questions
+    chunks = Chunker(p["chunk_chars"], "chars").split(loaded.documents)
+    embedded = planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(questions["question"]))
+    points = 2 * len(questions)
     prompt = (p["n_positive"] + p["n_negative"]) / 2 * p["chunk_chars"] / CHARS_PER_TOKEN + SCORING_TEMPLATE_TOKENS
-    return [row(notebook, "score (estimated tokens)", m, points, 0, points * prompt, points) for m in p["models"]]
+    return [embedded] + [row(notebook, "score (estimated tokens)", m, points, 0, points * prompt, points)
+                         for m in p["models"]]
 
 
 def scorable(rows: pd.DataFrame) -> pd.DataFrame:
