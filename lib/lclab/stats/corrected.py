@@ -72,29 +72,20 @@ def _ppi_estimate(v: np.ndarray, y: np.ndarray) -> float:
     return float(np.ravel(ppi_mean_pointestimate(y[labelled], v[labelled], v[~labelled]))[0])
 
 
-def _bootstrap(estimate, v: np.ndarray, y: np.ndarray, clusters: np.ndarray | None, seed: int) -> tuple[float, float]:
-    """Percentile interval of `estimate(v, y)` over resamples: of clusters (every item of a drawn cluster),
-    else of the judged and the labelled items independently."""
+def _cluster_bootstrap(estimate, v: np.ndarray, y: np.ndarray, clusters: np.ndarray,
+                       seed: int) -> tuple[float, float]:
+    """Percentile interval of `estimate(v, y)` over resamples of clusters, each with every one of its items."""
     from scipy.stats import bootstrap
 
-    rng = np.random.default_rng(seed)
-    if clusters is not None:
-        names, index = np.unique(clusters, return_inverse=True)
-        members = [np.flatnonzero(index == k) for k in range(len(names))]
-        data = (np.arange(len(names)),)
+    names, index = np.unique(clusters, return_inverse=True)
+    members = [np.flatnonzero(index == k) for k in range(len(names))]
 
-        def statistic(drawn):
-            rows = np.concatenate([members[int(k)] for k in drawn])
-            return estimate(v[rows], y[rows])
-    else:
-        groups = [g for g in (np.flatnonzero(~np.isnan(y)), np.flatnonzero(np.isnan(y))) if len(g)]
-        data = tuple(groups)
+    def statistic(drawn):
+        rows = np.concatenate([members[int(k)] for k in drawn])
+        return estimate(v[rows], y[rows])
 
-        def statistic(*drawn):
-            rows = np.concatenate(drawn).astype(int)
-            return estimate(v[rows], y[rows])
-    result = bootstrap(data, statistic, n_resamples=N_BOOT, vectorized=False, paired=False, method="percentile",
-                       random_state=rng)
+    result = bootstrap((np.arange(len(names)),), statistic, n_resamples=N_BOOT, vectorized=False,
+                       method="percentile", random_state=np.random.default_rng(seed))
     lo, hi = result.confidence_interval
     return float(lo), float(hi)
 
@@ -150,7 +141,7 @@ def corrected_rate(verdicts, labels, clusters=None, alpha: float = 0.05, seed: i
     if not bootstrap_rg or math.isnan(rg):
         rg_lo, rg_hi = math.nan, math.nan
     else:
-        rg_lo, rg_hi = _bootstrap(_rg_estimate, v, y, c, seed) if c is not None else _rg_interval(v, y, seed)
+        rg_lo, rg_hi = _cluster_bootstrap(_rg_estimate, v, y, c, seed) if c is not None else _rg_interval(v, y, seed)
     out |= {"rogan_gladen": rg, "rogan_gladen_lo": rg_lo, "rogan_gladen_hi": rg_hi}
     if labelled.all():  # nothing judged beyond the labels: PPI is the labels' own estimate
         return out | {"ppi": out["labels_only"], "ppi_lo": lab_lo, "ppi_hi": lab_hi}
@@ -165,5 +156,5 @@ def corrected_rate(verdicts, labels, clusters=None, alpha: float = 0.05, seed: i
         half = (hi - lo) / 2 * t.ppf(1 - alpha / 2, n_labelled - 1) / norm.ppf(1 - alpha / 2)
         lo, hi = ppi - half, ppi + half
     else:
-        lo, hi = _bootstrap(_ppi_estimate, v, y, c, seed)
+        lo, hi = _cluster_bootstrap(_ppi_estimate, v, y, c, seed)
     return out | {"ppi": ppi, "ppi_lo": max(0.0, lo), "ppi_hi": min(1.0, hi)}
