@@ -48,17 +48,13 @@ EXPERIMENT = '''
 from pathlib import Path
 
 from lclab.experiments import Experiment, Series, register
-from lclab.models import cached, count_prompt_tokens
-from lclab.planning.plan import row
+from lclab.planning.stages import planned_replies
 
 from .run import EXPERIMENT, SAMPLES
 
 
 def plan(notebook, p):
-    prompts = [s.input for s in SAMPLES[:p["n_items"]]]
-    hits = sum(cached(p["model"], q, max_tokens=4) is not None for q in prompts)
-    tokens = sum(count_prompt_tokens(p["model"], q) for q in prompts)
-    return [row(notebook, "answer", p["model"], len(prompts), hits, tokens, 4 * len(prompts))]
+    return [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in SAMPLES[:p["n_items"]]], 4)]
 
 
 register(Experiment(

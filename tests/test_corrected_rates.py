@@ -73,3 +73,24 @@ def test_a_card_with_nothing_judged_says_so_instead_of_failing():
                pd.Series([float("nan")] * 2), "baseline", pd.Series([0.1, 0.2]))
     assert row["n_judged"] == 0 and row["reading"] == "nothing judged: no verdict to read"
     assert math.isnan(row["ppi"]) and row["headline_estimate"] == "none (nothing judged)"
+
+
+def test_two_runs_judged_by_one_judge_are_compared_by_their_corrected_difference(monkeypatch):
+    """Run a truly at 0.60, run b at 0.45 on the same 200 items (40 clusters of 5); the judge (0.80/0.90) shrinks
+    the difference to about 0.105. The PPI++ difference, paired by cluster, covers the true 0.15."""
+    from lclab.stats import corrected
+
+    monkeypatch.setattr(corrected, "N_BOOT", 300)  # the interval's bootstrap, kept short for 100 replications
+    rng = np.random.default_rng(7)
+    clusters = np.repeat(np.arange(40), 5)
+    covered, raw = 0, []
+    for _ in range(100):
+        va, ya = judged_run(rng, 200, 60, rate=0.60)
+        vb, yb = judged_run(rng, 200, 60, rate=0.45)
+        got = corrected.corrected_difference(va, ya, vb, yb, clusters, seed=int(rng.integers(1 << 30)))
+        covered += got["corrected_lo"] <= 0.15 <= got["corrected_hi"]
+        raw.append(got["raw_difference"])
+    assert 0.88 <= covered / 100 <= 1.0
+    assert np.mean(raw) == pytest.approx(0.15 * (SENSITIVITY + SPECIFICITY - 1), abs=0.02)  # the judge's shrinkage
+    few = corrected.corrected_difference(va, np.where(np.arange(200) < 5, ya, np.nan), vb, yb, clusters)
+    assert math.isnan(few["corrected"]) and few["n_labelled_a"] <= 5  # too few labels: said, not guessed

@@ -31,7 +31,7 @@ DATA = "data/nli_eval"
 
 def run_nli(items, model, **how):
     """One configuration in a run folder of its own."""
-    with Run("nli_eval", "test") as run:
+    with Run("nli", "test") as run:
         return run_nli_in(run, items, model, **how)
 
 

@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
@@ -73,7 +74,7 @@ def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_
 
 def test_qa_generation_smoke_run_writes_a_review_file(outputs):
     run("00_make_qa_set", outputs)
-    out = outputs / "results" / "qa" / "smoke"
+    out = outputs / "results" / "make_qa_set" / "smoke"
     review = pd.read_csv(out / "qa_review.csv", keep_default_na=False)
     rejected = pd.read_csv(out / "qa_rejected.csv", keep_default_na=False)
     assert len(review) + len(rejected) == 2  # every generated pair is reviewed or rejected with its reason
@@ -156,7 +157,7 @@ def test_pg_continuous_smoke_run_scores_facts_against_contexts_and_combines_them
 
 def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(outputs):
     run("05_nli_answer_eval", outputs)
-    out = outputs / "results" / "nli_eval" / "smoke"
+    out = outputs / "results" / "nli" / "smoke"
     timing = pd.read_csv(out / "timing.csv")
     assert timing.prompt.tolist() == ["separated", "probability"]
     assert (timing.nli_calls > 0).all() and (timing.total_tokens == timing.input_tokens + timing.output_tokens).all()
@@ -169,7 +170,7 @@ def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(ou
     assert cards.kappa.isna().all() and cards.reading.str.contains("too few to tell").all()
     hyp = pd.read_csv(out / "hypotheses.csv")
     assert hyp.entailed.notna().all()  # every hypothesis of the smoke items is labelled
-    assert (outputs / "figures" / "nli_eval_smoke.png").stat().st_size > 10_000
+    assert (outputs / "figures" / "nli_smoke.png").stat().st_size > 10_000
 
 
 def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
@@ -203,6 +204,13 @@ def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
     assert len(written) == 5 and all(s["input"] and s["target"] for s in written)  # on disk before the calls
     accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert set(accounting.index) == {"answer", "total"}  # no judge
+    # The closed-book arm: one question per haystack with text to read (not common_words), no text at all.
+    closed = pd.read_json(out / "closed_book.jsonl", lines=True)
+    assert sorted(closed["task"]) == ["needle_multikey", "needle_single", "qa", "variables"]
+    assert (closed["context_tokens"] == 0).all() and (closed["prompt_tokens"] < 120).all()
+    gain = pd.read_csv(out / "reading_gain.csv")
+    assert set(gain["task"]) == set(closed["task"]) and gain["haystacks"].eq(1).all()
+    assert np.allclose(gain["gain"], gain["with_text"] - gain["closed_book"])
     assert (outputs / "figures" / "synthetic_smoke.png").stat().st_size > 10_000
     assert not list(NOTEBOOKS.glob("kernel-ipc*"))  # the kernel's sockets live in a temp folder, not beside it
     assert_rescores_without_a_call(out)  # string-match scored

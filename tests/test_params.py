@@ -154,14 +154,14 @@ def test_run_all_has_a_plan_option():
 
 @pytest.mark.model
 def test_the_plan_charges_only_what_a_prompt_does_not_share_with_the_one_before(tmp_path, monkeypatch):
-    from lclab.planning.plan import answers_and_judges  # loads the model's vocabulary only
+    from lclab.planning.plan import planned_answers  # loads the model's vocabulary only
 
     monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))  # nothing cached
     model = "local/qwen2.5-coder-0.5b"
     documents = " ".join(f"Document {i} says the river crossing {i} opens at dawn." for i in range(200))
     prompts = [documents + "\nQuestion: when does crossing 7 open?", documents + "\nQuestion: when does crossing 9 open?"]
-    fresh = answers_and_judges("nb", model, model, prompts, 8, 1)[0]
-    reused = answers_and_judges("nb", model, model, prompts, 8, 1, reuse_prefix=True)[0]
+    fresh = planned_answers("nb", "answer", model, prompts, 8)[0]
+    reused = planned_answers("nb", "answer", model, prompts, 8, reuse_prefix=True)[0]
     assert fresh["prompt_tokens"] == reused["prompt_tokens"] > 2 * 2_000  # the same tokens are sent ...
     assert reused["seconds"] < 0.7 * fresh["seconds"]  # ... but the second prompt's documents are not read again
 

@@ -7,9 +7,18 @@ import time
 import pandas as pd
 import pytest
 from lclab import paths
+from lclab.experiments import Experiment, register, unregister
 from lclab.runs.manifest import failed_runs_since
 from lclab.runs.runner import Run, Step
 from lclab.runs.samples import Sample
+
+
+@pytest.fixture(autouse=True)
+def status_check():
+    """A registered experiment for these runs (a Run files only registered experiments)."""
+    register(Experiment(name="status_check", notebook="status_check"))
+    yield
+    unregister("status_check")
 
 
 def samples(values: list) -> list[Sample]:

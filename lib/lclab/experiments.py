@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -40,6 +41,9 @@ class Series:
               tests resample and test at that level (lclab.stats.clusters); None: items are independent
     unit:     what a cluster is, plural, for the reader ("QA pairs")
     value_label: what the compared value is, for the comparison figure's y axis ("judge accuracy")
+    labels:   (label file under data/judge_labels/, the item columns a label is filed under) when `value` is a
+              judge's verdict that labels can correct: two runs judged by the same judge are then also compared
+              by the difference of their PPI++ estimates (lclab.stats.corrected.corrected_difference)
     """
 
     key: tuple[str, ...]
@@ -54,6 +58,7 @@ class Series:
     cluster: str | None = None
     unit: str = "items"
     value_label: str = ""
+    labels: tuple[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,16 @@ _discovered = False
 
 
 def register(experiment: Experiment) -> Experiment:
-    """Add an experiment to the registry (again under the same name: the newer one wins) and return it."""
+    """Add an experiment to the registry (again under the same name: the newer one wins) and return it.
+
+    Registered from a folder's `experiment.py`, its name must be the folder's: one name for the folder, its runs
+    (results/<name>/) and its figures (figures/<name>_<run>.png)."""
+    module = sys._getframe(1).f_globals.get("__name__", "")
+    package, _, leaf = module.rpartition(".")
+    folder = package.rpartition(".")[2]
+    if leaf == "experiment" and folder and folder != experiment.name:
+        raise RegistrationError(f"{module} registers an experiment named {experiment.name!r}: name it {folder!r}, "
+                                "after its folder (its runs and figures are filed under that name)")
     _REGISTRY[experiment.name] = experiment
     return experiment
 

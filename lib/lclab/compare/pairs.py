@@ -17,9 +17,11 @@ import pandas as pd
 
 from ..experiments import Series, get
 from ..runs.manifest import read
+from ..scoring.labels import label_key, labels_for
 from ..scoring.score_eval import paired_auc_difference, separation_summary
 from ..stats import bootstrap_mean_ci, paired_effect, wilson_interval
 from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
+from ..stats.corrected import MIN_LABELS, corrected_difference
 
 
 def spec_of(experiment: str) -> Series:
@@ -118,8 +120,27 @@ def paired_table(series: dict[str, pd.DataFrame], experiment: str) -> pd.DataFra
             test = "paired t"
         rows.append({"series": name, "vs": names[0], "unit": spec.unit,
                      **{k: r[k] for k in ("n_pairs", "n_clusters", "effect", "effect_lo", "effect_hi", "p_value")},
-                     "test": test})
+                     "test": test, **(_corrected(base, other, shared, clusters, spec) if spec.labels else {})})
     return pd.DataFrame(rows)
+
+
+def _corrected(base: pd.DataFrame, other: pd.DataFrame, shared: pd.Index, clusters: pd.Series | None,
+               spec: Series) -> dict:
+    """The difference of the two series' judged rates corrected by the labels their texts meet (PPI++ per run,
+    paired cluster bootstrap): the judge's errors move both rates, and only the labels move them back."""
+    name, fields = spec.labels
+    if not all(f in base.columns and f in other.columns for f in fields):
+        return {"corrected_by": f"not corrected: the items lack {', '.join(fields)}"}
+    labelled = [labels_for(frame.loc[shared].apply(lambda r: label_key(*(r[f] for f in fields)), axis=1), name)
+                for frame in (other, base)]
+    units = clusters.loc[shared] if clusters is not None else pd.Series(range(len(shared)), index=shared)
+    got = corrected_difference(other.loc[shared, spec.value].astype(float), labelled[0],
+                               base.loc[shared, spec.value].astype(float), labelled[1], units)
+    counts = f"{got['n_labelled_a']} and {got['n_labelled_b']} labelled items"
+    how = (f"PPI++ per run, cluster bootstrap ({counts})" if pd.notna(got["corrected"]) else
+           f"not corrected: {counts}, {MIN_LABELS} in each run needed (lclab.scoring.labelling draws a sheet)")
+    return {"corrected_effect": got["corrected"], "corrected_lo": got["corrected_lo"],
+            "corrected_hi": got["corrected_hi"], "corrected_by": how}
 
 
 def with_family(paired: pd.DataFrame, primary: str | None = None) -> pd.DataFrame:

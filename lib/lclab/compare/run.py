@@ -5,13 +5,16 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import paths
-from ..experiments import get
+from ..experiments import Experiment, get
 from ..runs.runner import Result, Run
 from .figure import family_figure
 from .pairs import compare_family
 from .selection import check_comparable, select
 
 EXPERIMENT = "compare"
+# 08 compares the experiments' runs and is no experiment of its own (not registered: it plans nothing, and it runs
+# after every registered one); its runs are filed like theirs, under results/compare/.
+COMPARISON = Experiment(name=EXPERIMENT, notebook="08_compare_runs", description="Runs side by side, paired by item")
 
 
 def compare_runs(runs: list[str] | str, run_name: str, force: bool = False,
@@ -21,7 +24,7 @@ def compare_runs(runs: list[str] | str, run_name: str, force: bool = False,
     other comparisons of that experiment are a family, Holm-adjusted."""
     groups = select(runs)
     primary = primary or {}
-    with Run(EXPERIMENT, run_name, parameters={"runs": runs, "force": force, "primary": primary}) as run:
+    with Run(COMPARISON, run_name, parameters={"runs": runs, "force": force, "primary": primary}) as run:
         summaries, pairs, notes, figures = [], [], [], {}
         for family, folders in groups.items():
             if get(family).series is None:

@@ -4,33 +4,37 @@ from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
-from ..planning.plan import answers_and_judges, one_at_a_time_local, row
+from ..planning.plan import one_at_a_time_local
+from ..planning.stages import answers_and_judges, named, planned_replies
 from ..qa import load_validated
 from ..qa.closed_book import closed_book_samples
+from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
+from .needles import needle_trials
 from .parameters import Parameters
-from .sweep import EXPERIMENT, build_trials, rebuild_prompt
+from .sweep import EXPERIMENT, as_samples, build_trials, rebuild_prompt
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """The exact answer prompts (built as the run builds them, looked up in the cache) and a judge call each."""
+    """The run's own samples (exact answer prompts, looked up in the cache) and a judge call each (exact where the
+    answer is cached, else priced by the judge's template); the multi-needle and closed-book samples alike."""
     model, judge = p["model"], p["judge_model"] or p["model"]
     _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     count, text = budget_counters(model)
     # Similar distractors would need the embedder (a model) to choose: their prompts are planned as random ones.
     trials = build_trials(qa, pool, p["context_tokens"], p["depths"], p["seed"], count, text,
                           p.get("haystack", "per_pair")) * len(p.get("distractors", ["random"]))
-    rows = answers_and_judges(notebook, model, judge, [t.prompt for t in trials], p["max_answer_tokens"],
-                              1 + p.get("self_consistency", 0), reuse_prefix=one_at_a_time_local(model, p))
-    for k in (k for k in p.get("needles", [1]) if k > 1):
-        groups = len(qa) // k
-        calls = groups * len(p["context_tokens"])
-        rows.append(row(notebook, f"answer, {k} needles (estimated)", model, calls, 0,
-                        sum(p["context_tokens"]) * groups, calls * p["max_answer_tokens"] * k,
-                        [(n, 0) for n in p["context_tokens"]] * groups))
+    judging = (judge_requests(p.get("self_consistency", 0)), JUDGE_MAX_TOKENS)
+    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, as_samples(trials), p["max_answer_tokens"],
+                              *judging, reuse_prefix=one_at_a_time_local(model, p))
+    for k in (k for k in p.get("needles", [1]) if k > 1):  # the run's own multi-needle samples, exact prompts
+        needled = needle_trials(qa, pool, [k], p["context_tokens"], p["seed"], count, text)
+        rows.append(planned_replies(notebook, EXPERIMENT, "multi-needle answer", model, [s.input for s in needled],
+                                    p["max_answer_tokens"] * k))
+        rows[-1] = named(rows[-1], f"answer, {k} needles")
     if p.get("closed_book"):  # the run's own closed-book samples: exact prompts, a judge call each
-        closed = answers_and_judges(notebook, model, judge, [s.input for s in closed_book_samples(qa)],
-                                    p["max_answer_tokens"], 1 + p.get("self_consistency", 0))
-        rows += [dict(r, stage=f"{r['stage']}, closed book") for r in closed]
+        closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa),
+                                    p["max_answer_tokens"], *judging, stage="closed-book answer")
+        rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]
     return rows
 
 
@@ -51,5 +55,6 @@ EXPERIMENT_SPEC = register(Experiment(
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "depths", "seed", "max_answer_tokens"),
     series=Series(key=("qa_id", "context_tokens", "depth"), value="judge_correct", x="depth",
                   value_label="judge accuracy",
-                  x_label="depth of the answer document (%)", cluster="qa_id", unit="QA pairs"),
+                  x_label="depth of the answer document (%)", cluster="qa_id", unit="QA pairs",
+                  labels=("answer_correct", ("question", "gold", "response"))),
     description="Lost in the middle: judge accuracy against the depth of the answer document (and the length)"))

@@ -48,7 +48,8 @@ def run_needles(run: Run, model: str, qa: pd.DataFrame, pool, ks: list[int], bud
     trials = needle_trials(qa, pool, ks, budgets, seed, count, count_text)
 
     def answer(trial: Sample, row: dict) -> dict:
-        reply = complete(model, trial.input, stage="answer", max_tokens=max_answer_tokens * trial["needles"])
+        reply = complete(model, trial.input, stage="multi-needle answer",
+                         max_tokens=max_answer_tokens * trial["needles"])
         found = [contains_answer(reply.text, gold) for gold in trial.target]
         return {**answer_columns(reply), "found": found, "fraction_found": sum(found) / len(found)}
 

@@ -28,4 +28,4 @@ class Parameters:
     low_overlap: bool = param(
         False,
         "True asks for questions that reuse none of the passage's words (NoLiMa-style); every pair records its overlap")
-    run_name: str = param("default", "output folder: results/qa/<run_name>/")
+    run_name: str = param("default", "output folder: results/make_qa_set/<run_name>/")

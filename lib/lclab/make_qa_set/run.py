@@ -11,7 +11,7 @@ from ..runs.folders import write_atomic
 from ..runs.runner import Result, Run, skipped_note
 from ..text.corpus import load_corpus, passages
 
-EXPERIMENT = "qa"  # results/qa/<run>/ (the review file a QA set comes from)
+EXPERIMENT = "make_qa_set"  # results/make_qa_set/<run>/ (the review file a QA set comes from)
 
 
 def make_qa_set(model: str, corpus: str, passage_chars: int, n_passages: int, min_passage_chars: int, seed: int,

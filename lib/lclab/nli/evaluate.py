@@ -40,7 +40,7 @@ from .tables import (
     seed_timing_table,
 )
 
-EXPERIMENT = "nli_eval"
+EXPERIMENT = "nli"
 PROMPTS = ("nli_system", "nli_refusal_system", "nli_pair", "pronoun_replacement", "refusal_batch")
 TRANSFORM_STAGES = ("pronouns",)
 NLI_STAGES = ("nli", "refusal")
@@ -120,7 +120,7 @@ def resolved_timing(timings, label: str, fp: str, t: dict, resumed: int) -> dict
 def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_name: str, *,
                 order: str = "premise", pronouns: bool = True, with_document: bool = False,
                 language: str = "english", quiet: bool = False, kinds: dict[str, str] | None = None) -> Result:
-    """Every configuration over every item; tables saved in results/nli_eval/<run_name>/.
+    """Every configuration over every item; tables saved in results/nli/<run_name>/.
 
     Configurations that differ only in concurrency would share every reply in
     the cache, leaving nothing to time; so each concurrency level above 1 gets

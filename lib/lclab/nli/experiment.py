@@ -3,39 +3,73 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
-from ..planning.plan import CHARS_PER_TOKEN, row
+from ..planning.plan import one_at_a_time_local
+from ..planning.stages import merged, named, planned_replies
+from ..scoring.logprob import TOP_LOGPROBS, score_request
 from .evaluate import EXPERIMENT
 from .items import prepare
 from .labels import load_items
 from .parameters import Parameters
-
-TEMPLATE_TOKENS = 250  # an NLI or pronoun prompt around its premise and hypothesis
-EXPLANATION_TOKENS = 60  # a generated verdict with its reason (the one-token configuration writes 1)
+from .pipeline import (NLI_SCHEMAS, NLI_TOKENS, PRONOUN_BATCH, PRONOUN_SCHEMA, REFUSAL_SCHEMA, batches,
+                       pronoun_budget, refusal_budget)
+from .run import nli_samples, pronoun_samples, refusal_samples
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """Per configuration: the NLI calls counted exactly from the items' sentences, their tokens estimated."""
+    """Per configuration, the run's own samples with their exact prompts, looked up in the cache: the pronoun
+    prompts; the NLI prompts with each hypothesis as the sentence conversion leaves it (the pronoun stage may
+    reword it a little); the refusal prompts. Replies not cached are priced at what earlier runs measured, else
+    at each call's budget."""
     items = load_items(p["items_path"])
     items = items[:p["n_items"]] if p["n_items"] else items
-    prepared = [prepare(it, p["language"]) for it in items]
-    hypotheses = sum(2 * len(x.answer_raw) + len(x.gt_raw) for x in prepared)
-    premise = sum(len(it.context) for it in items) / CHARS_PER_TOKEN / max(1, len(items))
     rows = []
     for model in p["models"] or [p["model"]]:
         for i, variant in enumerate(p["variants"]):
             for level in p["concurrency"]:
+                prepared = {it.item_id: prepare(it, p["language"]) for it in items}
+                for x in prepared.values():
+                    x.answer, x.gt = x.answer_raw, x.gt_raw
+                tag = None if level == 1 else f"concurrency={level}"
+                reuse = one_at_a_time_local(model, {"max_workers": level})
                 name = f"{variant}, concurrency {level}"
                 if p["pronouns"] and i == 0:  # the other variants reuse these replies from the cache
-                    rows.append(row(notebook, f"pronouns ({name}, estimated)", model, 2 * len(items), 0,
-                                    2 * len(items) * TEMPLATE_TOKENS, 2 * len(items) * EXPLANATION_TOKENS))
-                one_token = variant == "probability"
-                rows.append(row(notebook, f"nli ({name}, estimated)", model, hypotheses, 0,
-                                hypotheses * (premise + TEMPLATE_TOKENS),
-                                hypotheses * (1 if one_token else EXPLANATION_TOKENS)))
-                texts = 2 * len(items)
-                rows.append(row(notebook, f"refusal ({name}, estimated)", model, texts if one_token else -(-texts // 8),
-                                0, texts * 60, texts if one_token else texts * 16))
+                    rows.append(named(_pronouns(notebook, model, prepared, tag), f"pronouns ({name})"))
+                nli = nli_samples(prepared, variant, p["with_document"], p["order"])
+                if variant == "probability":
+                    rows.append(planned_replies(notebook, EXPERIMENT, "nli", model, [s.input for s in nli], 1,
+                                                reuse, **score_request(tag)))
+                else:
+                    rows.append(planned_replies(notebook, EXPERIMENT, "nli", model, [s.input for s in nli],
+                                                NLI_TOKENS, reuse, response_format=NLI_SCHEMAS[variant],
+                                                logprobs=True, top_logprobs=TOP_LOGPROBS, cache_tag=tag))
+                rows[-1] = named(rows[-1], f"nli ({name})")
+                if variant != "same":
+                    rows.append(named(_refusals(notebook, model, prepared, variant, tag), f"refusal ({name})"))
     return rows
+
+
+def _pronouns(notebook: str, model: str, prepared: dict, tag: str | None) -> dict:
+    """One call per batch of a text's sentences, its budget by the batch's size (as replace_pronouns asks)."""
+    by_size: dict[int, list[str]] = {}
+    for sample in pronoun_samples(prepared, True):
+        for batch, prompt in zip(batches(sample["sentences"], PRONOUN_BATCH), sample.input):
+            by_size.setdefault(len(batch), []).append(prompt)
+    return merged([planned_replies(notebook, EXPERIMENT, "pronouns", model, prompts, pronoun_budget(n),
+                                   response_format=PRONOUN_SCHEMA, cache_tag=tag)
+                   for n, prompts in by_size.items()])
+
+
+def _refusals(notebook: str, model: str, prepared: dict, variant: str, tag: str | None) -> dict:
+    samples = refusal_samples(prepared, variant)
+    if variant == "probability":
+        return planned_replies(notebook, EXPERIMENT, "refusal", model, [s.input for s in samples], 1,
+                               **score_request(tag))
+    by_size: dict[int, list[str]] = {}
+    for s in samples:
+        by_size.setdefault(len(s["contents"]), []).append(s.input)
+    return merged([planned_replies(notebook, EXPERIMENT, "refusal", model, prompts, refusal_budget(n),
+                                   response_format=REFUSAL_SCHEMA, logprobs=True, top_logprobs=TOP_LOGPROBS,
+                                   cache_tag=tag) for n, prompts in by_size.items()])
 
 
 EXPERIMENT_SPEC = register(Experiment(

@@ -34,4 +34,4 @@ class Parameters:
     pronouns: bool = param(True, "False skips pronoun replacement")
     with_document: bool = param(False, "True names the context's document in the context → answer prompt")
     language: str = param("english", "the Punkt model for sentence conversion")
-    run_name: str = param("default", "results/nli_eval/<run_name>/, figures/nli_eval_<run_name>.png")
+    run_name: str = param("default", "results/nli/<run_name>/, figures/nli_<run_name>.png")

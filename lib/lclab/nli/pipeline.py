@@ -22,6 +22,18 @@ from ..scoring.logprob import complete_with_logprobs, read_values
 from ..scoring.score import Score
 
 PRONOUN_BATCH = 16
+NLI_TOKENS = 400  # the facts, explanations and tags of one hypothesis
+
+
+def pronoun_budget(n: int) -> int:
+    """max_tokens of a pronoun replacement of n sentences."""
+    return 60 * n + 40
+
+
+def refusal_budget(n: int) -> int:
+    """max_tokens of the refusal tags of a batch of n texts."""
+    return 16 * n + 30
+
 REFUSAL_BATCH = 8
 REFUSAL_SENTENCES = 2
 VARIANTS = ("separated", "same", "probability")  # "probability": one token per hypothesis (probability.py)
@@ -89,7 +101,7 @@ def replace_pronouns(model: str, sentences: list[str], question: str,
     for batch, prompt in zip(batches(sentences, batch_size), pronoun_prompts(sentences, question, batch_size)):
         try:
             reply = complete(model, prompt, stage="pronouns", response_format=PRONOUN_SCHEMA,
-                             validate=_count_check("sentences", len(batch)), max_tokens=60 * len(batch) + 40,
+                             validate=_count_check("sentences", len(batch)), max_tokens=pronoun_budget(len(batch)),
                              cache_tag=cache_tag)
         except ParseError as err:
             problems.append(f"pronoun replacement kept the original {len(batch)} sentences: {err}")
@@ -154,7 +166,7 @@ def nli_messages(variant: str, premise: str, hypothesis: str, document: str | No
 
 
 def judge_hypothesis(model: str, variant: str, premise: str, hypothesis: str, document: str | None = None,
-                     cache_tag: str | None = None, max_tokens: int = 400) -> Verdict:
+                     cache_tag: str | None = None, max_tokens: int = NLI_TOKENS) -> Verdict:
     """Facts, explanations and tags, each tag with the probability of "supported" read at its first token
     (renormalized over the three tags; 1 or 0 from the tag itself, flagged, where there are no logprobs)."""
     reply, has_logprobs = complete_with_logprobs(
@@ -208,7 +220,7 @@ def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> 
     prompt = refusal_batch_prompt(texts)
     reply, has_logprobs = complete_with_logprobs(
         model, prompt, stage="refusal", response_format=REFUSAL_SCHEMA, validate=_refusal_check(len(texts)),
-        max_tokens=16 * len(texts) + 30, cache_tag=cache_tag)
+        max_tokens=refusal_budget(len(texts)), cache_tag=cache_tag)
     tags = [bool(t["refusal"]) for t in reply.json["tags"]]
     reads = read_values(reply, has_logprobs, "refusal", ("true", "false"), "true", [str(t).lower() for t in tags])
     return tags, [r.score for r in reads], [r.source for r in reads]

@@ -54,16 +54,51 @@ class NLIRun:
     seconds: dict  # wall seconds of this run's two stages: {"transform_s", "nli_s"}
 
 
+def pronoun_samples(prepared: dict[str, Prepared], pronouns: bool) -> list[Sample]:
+    """Each text's input: the exact prompts pronoun replacement sends (one per batch of sentences), or, without
+    the replacement, the sentences themselves (no call)."""
+    return [Sample(id=f"{p.item.item_id}:{which}", source=p, target=None,
+                   input=pronoun_prompts(raw, p.question_last) if pronouns else raw,
+                   metadata={"item_id": p.item.item_id, "text": which, "sentences": raw, "cluster": p.item.item_id})
+            for p in prepared.values() for which in ("answer", "gt") if (raw := getattr(p, f"{which}_raw"))]
+
+
+def nli_samples(prepared: dict[str, Prepared], variant: str, with_document: bool, order: str) -> list[Sample]:
+    """Every (premise, hypothesis) call in the order it is sent, with its exact prompt: the hypotheses as the
+    pronoun stage left them (the raw sentences where it has not run)."""
+    requests = [{"item_id": p.item.item_id, "direction": d, "index": i, "premise": premise,
+                 "hypothesis": h, "sentence": raw[i], "document": doc}
+                for p in prepared.values() for d, premise, hyps, raw, doc in p.pairs(with_document)
+                for i, h in enumerate(hyps)]
+
+    def as_sample(r: dict) -> Sample:
+        prompt = (probability_prompt(r["premise"], r["hypothesis"], r["document"]) if variant == "probability"
+                  else nli_messages(variant, r["premise"], r["hypothesis"], r["document"]))
+        return Sample(id=f"{r['item_id']}:{r['direction']}:{r['index']}", input=prompt,
+                      metadata={**r, "cluster": r["item_id"]})
+
+    return [as_sample(r) for r in order_requests(requests, order)]
+
+
+def refusal_samples(prepared: dict[str, Prepared], variant: str) -> list[Sample]:
+    """One sample per refusal call: a text of its own (one token each, "probability"), or a batch of texts, with
+    the exact prompt; the first two sentences of every answer and ground truth that has any."""
+    texts = [(p.item.item_id, which, refusal_text(getattr(p, f"{which}_raw")))
+             for p in prepared.values() for which in ("answer", "gt")]
+    texts = [t for t in texts if t[2]]  # an empty text is no answer at all, not a refusal: left untagged
+    probability = variant == "probability"
+    return [Sample(id=f"{b[0][0]}:{b[0][1]}+{len(b)}", source=None,
+                   input=refusal_prompt(b[0][2]) if probability else refusal_batch_prompt([t[2] for t in b]),
+                   metadata={"texts": [[item_id, which] for item_id, which, _ in b],
+                             "contents": [t[2] for t in b], "cluster": b[0][0]})
+            for b in batches(texts, 1 if probability else REFUSAL_BATCH)]
+
+
 def _replace_pronouns(run: Run, prepared: dict[str, Prepared], model: str, config: str, made_with: tuple,
                       pronouns: bool, cache_tag: str | None, concurrency: int, quiet: bool) -> None:
     """Stage 1: each answer and reference with its pronouns replaced (resumable, transforms.jsonl), set on
     `prepared` in place; a failed call keeps the sentences as they were and says so in the item's problems."""
-    # Each text's input: the exact prompts pronoun replacement sends (one per batch of sentences), or, without
-    # the replacement, the sentences themselves (no call).
-    units = [Sample(id=f"{p.item.item_id}:{which}", source=p, target=None,
-                    input=pronoun_prompts(raw, p.question_last) if pronouns else raw,
-                    metadata={"item_id": p.item.item_id, "text": which, "sentences": raw, "cluster": p.item.item_id})
-             for p in prepared.values() for which in ("answer", "gt") if (raw := getattr(p, f"{which}_raw"))]
+    units = pronoun_samples(prepared, pronouns)
 
     def transform(unit: Sample, row: dict) -> dict:
         raw = unit["sentences"]
@@ -108,10 +143,6 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
 
     # Stage 2: getting NLI (and refusal).
     t1 = time.perf_counter()
-    requests = [{"item_id": p.item.item_id, "direction": d, "index": i, "premise": premise,
-                 "hypothesis": h, "sentence": raw[i], "document": doc}
-                for p in prepared.values() for d, premise, hyps, raw, doc in p.pairs(with_document)
-                for i, h in enumerate(hyps)]
 
     def nli(sample: Sample, row: dict) -> dict:
         req = sample.metadata
@@ -125,14 +156,8 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
                 "facts": json.dumps(v.facts, ensure_ascii=False), "refusal": v.refusal, "p_refusal": v.p_refusal,
                 "error": v.unscored}
 
-    def as_sample(r: dict) -> Sample:  # the exact prompt of its NLI call
-        prompt = (probability_prompt(r["premise"], r["hypothesis"], r["document"]) if variant == "probability"
-                  else nli_messages(variant, r["premise"], r["hypothesis"], r["document"]))
-        return Sample(id=f"{r['item_id']}:{r['direction']}:{r['index']}", input=prompt,
-                      metadata={**r, "cluster": r["item_id"]})
-
     hyp = run.trials(
-        [as_sample(r) for r in order_requests(requests, order)],
+        nli_samples(prepared, variant, with_document, order),
         log=run.log(("config", "item_id", "direction", "index", "fingerprint"), "hypotheses.jsonl"), quiet=quiet,
         key=lambda s: (config, s["item_id"], s["direction"], s["index"],
                        fingerprint(made_with, variant, s["premise"], s["hypothesis"], s["document"])),
@@ -184,16 +209,8 @@ def _refusals_tagged(run: Run, prepared: dict[str, Prepared], model: str, config
                      concurrency: int, cache_tag: str | None, quiet: bool) -> dict[str, tuple]:
     """Tag the first two sentences of every answer and ground truth: 8 texts per call ("separated"), or one
     token per text ("probability"). Returns {item: (answer refusal, gt refusal, their probabilities)}."""
-    texts = [(p.item.item_id, which, refusal_text(getattr(p, f"{which}_raw")))
-             for p in prepared.values() for which in ("answer", "gt")]
-    texts = [t for t in texts if t[2]]  # an empty text is no answer at all, not a refusal: left untagged
     probability = variant == "probability"
-    # One sample per call: a text of its own (one token each), or a batch of texts, with the exact prompt.
-    samples = [Sample(id=f"{b[0][0]}:{b[0][1]}+{len(b)}", source=None,
-                      input=refusal_prompt(b[0][2]) if probability else refusal_batch_prompt([t[2] for t in b]),
-                      metadata={"texts": [[item_id, which] for item_id, which, _ in b],
-                                "contents": [t[2] for t in b], "cluster": b[0][0]})
-               for b in batches(texts, 1 if probability else REFUSAL_BATCH)]
+    samples = refusal_samples(prepared, variant)
 
     def tag(sample: Sample, row: dict) -> dict:
         contents = sample["contents"]

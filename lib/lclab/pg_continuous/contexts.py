@@ -63,12 +63,20 @@ def contexts_table(contexts: list[Context]) -> pd.DataFrame:
                          for c in contexts])
 
 
+GENERATION_TOKENS = 400  # a question and its golden response, as JSON
+
+
+def generation_prompt(golden: list[Context]) -> str:
+    """The exact prompt asking for a question over the four golden chunks."""
+    return render("continuous_qa", **{f"passage_{i + 1}": c.chunk.text for i, c in enumerate(golden)})
+
+
 def generate_golden(model: str, golden: list[Context]) -> dict:
     """One cached call: a question over all four golden chunks and its golden response."""
     if len(golden) != 4:
         raise ValueError(f"the generation prompt takes exactly 4 golden passages, got {len(golden)}")
-    prompt = render("continuous_qa", **{f"passage_{i + 1}": c.chunk.text for i, c in enumerate(golden)})
-    reply = complete(model, prompt, stage="generate", response_format=QA_SCHEMA, validate=qa_shape, max_tokens=400)
+    reply = complete(model, generation_prompt(golden), stage="generate", response_format=QA_SCHEMA, validate=qa_shape,
+                     max_tokens=GENERATION_TOKENS)
     return {"question": reply.json["question"].strip(), "answer": reply.json["answer"].strip()}
 
 

@@ -3,21 +3,71 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, register
-from ..planning.plan import CHARS_PER_TOKEN, row
+from ..models import cached
+from ..models.jsonparse import JSONParseError, parse_json_object
+from ..planning.stages import cached_answers, estimated, merged, planned_replies, reply_tokens, template_prompt_tokens
+from ..prompts import render
+from ..retrieval.chunking import Chunker
+from ..scoring.logprob import score_request
+from ..text.corpus import load_corpus
+from .contexts import GENERATION_TOKENS, QA_SCHEMA, generation_prompt, load_reviewed, pick_contexts
+from .facts import FACTS_SCHEMAS, FACTS_TOKENS, STYLES, fact_samples, unique_facts
 from .parameters import Parameters
 from .run import EXPERIMENT
 
-FACTS_WHEN_UNCAPPED = 5  # facts per list when max_facts is 0 (what the default run extracted)
+# How many facts a golden response yields when max_facts is 0 (the number is the model's to choose; the default
+# run's extraction gave 5 per list): what the plan counts score calls with until a run's facts are cached.
+FACTS_PER_LIST = 5
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """Generation and fact extraction (three calls), then one one-token score per fact and context."""
-    facts = 2 * (p["max_facts"] or FACTS_WHEN_UNCAPPED)  # IO and COT lists
-    contexts = 4 + p["n_noisy"]
-    chunk = p["chunk_chars"] / CHARS_PER_TOKEN
-    return [row(notebook, "generate + facts (estimated)", p["model"], 3, 0, 4 * chunk + 600, 900),
-            row(notebook, "score (estimated tokens)", p["model"], facts * contexts, 0, facts * contexts * (chunk + 60),
-                facts * contexts)]
+    """The run's own prompts, built as the run builds them and looked up in the cache: the generation over the
+    four golden chunks, each fact extraction once the golden response is known (reviewed, or generated and
+    cached), each (fact, context) score once the facts are; what is not known yet, priced by its template."""
+    model = p["model"]
+    chunks = Chunker(p["chunk_chars"], "chars").split(load_corpus(p["corpus"]).documents)
+    contexts = pick_contexts(chunks, p["essay"], p["start"], 4, p["n_noisy"], p["seed"])
+    golden = [c for c in contexts if c.golden]
+    prompt = generation_prompt(golden)
+    rows = [planned_replies(notebook, EXPERIMENT, "generate", model, [prompt], GENERATION_TOKENS,
+                            response_format=QA_SCHEMA)]
+    reviewed = load_reviewed(p["reviewed_qa_path"], golden) if p["reviewed_qa_path"] else None
+    answer = (reviewed or _json(cached_answers(model, [prompt], GENERATION_TOKENS, response_format=QA_SCHEMA)[0])
+              or {}).get("answer")
+    facts, fact_rows = {}, []
+    for style, name in STYLES.items():
+        if answer:  # the exact extraction prompt; its facts, where the reply is cached
+            facts_prompt = render(name, response=answer.strip())
+            fact_rows.append(planned_replies(notebook, EXPERIMENT, "facts", model, [facts_prompt], FACTS_TOKENS,
+                                             response_format=FACTS_SCHEMAS[style]))
+            hit = cached(model, facts_prompt, max_tokens=FACTS_TOKENS, response_format=FACTS_SCHEMAS[style])
+            listed = (_json(hit["text"]) or {}).get("facts") if hit else None
+            if isinstance(listed, list):
+                facts[style] = unique_facts(listed)[:p["max_facts"] or None]
+        else:
+            size, source = reply_tokens(EXPERIMENT, "generate", model, GENERATION_TOKENS)
+            reply, _ = reply_tokens(EXPERIMENT, "facts", model, FACTS_TOKENS)
+            fact_rows.append(estimated(notebook, "facts", model,
+                                       [template_prompt_tokens(model, name, {"response": size})], reply, source))
+    rows.append(merged(fact_rows))
+    known = fact_samples(facts, contexts)
+    score_rows = [planned_replies(notebook, EXPERIMENT, "score", model, [s.input for s in known], 1,
+                                  reuse_prefix=True, **score_request())] if known else []
+    unknown = [style for style in STYLES if style not in facts]
+    if unknown:  # facts not known yet: each priced by its context's exact text and a fact of the list's share
+        per_list = p["max_facts"] or FACTS_PER_LIST
+        fact_size = reply_tokens(EXPERIMENT, "facts", model, FACTS_TOKENS)[0] / per_list
+        prompts = [template_prompt_tokens(model, "fact_in_context", {"fact": fact_size}, context=c.chunk.text)
+                   for c in contexts for _ in unknown for _ in range(per_list)]
+        score_rows.append(estimated(notebook, "score", model, prompts, 1, "one token"))
+    return rows + [merged(score_rows)]
+
+
+def _json(text: str | None) -> dict | None:
+    try:
+        return parse_json_object(text) if text else None
+    except JSONParseError:
+        return None
 
 
 EXPERIMENT_SPEC = register(Experiment(

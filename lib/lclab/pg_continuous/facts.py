@@ -24,6 +24,9 @@ FACTS_SCHEMAS = {
 }
 
 
+FACTS_TOKENS = 900  # a list of facts (and, chain of thought, its reasoning) as JSON
+
+
 def _normalize_fact(fact: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", fact.lower()).strip()
 
@@ -53,10 +56,19 @@ def extract_facts(model: str, response: str, style: str) -> dict:
     if style not in STYLES:
         raise ValueError(f"fact style must be one of {sorted(STYLES)}, got {style!r}")
     reply = complete(model, render(STYLES[style], response=response), stage="facts",
-                     response_format=FACTS_SCHEMAS[style], validate=_facts_shape, max_tokens=900)
+                     response_format=FACTS_SCHEMAS[style], validate=_facts_shape, max_tokens=FACTS_TOKENS)
     facts = unique_facts(reply.json["facts"])
     return {"style": style, "facts": facts, "listed": len(reply.json["facts"]),
             "reasoning": reply.json.get("reasoning", "")}
+
+
+def fact_samples(facts: dict[str, list[str]], contexts: list[Context]) -> list[Sample]:
+    """Every (fact, context) as a Sample with its exact scoring prompt; the context is the cluster."""
+    return [Sample(id=f"{style}-{i + 1}@{ctx.context_id}", source=ctx,
+                   input=render("fact_in_context", context=ctx.chunk.text, fact=fact),
+                   metadata={"style": style, "fact_id": f"{style}-{i + 1}", "context_id": ctx.context_id,
+                             "fact": fact, "kind": "golden" if ctx.golden else "noisy", "cluster": ctx.context_id})
+            for ctx in contexts for style, fs in facts.items() for i, fact in enumerate(fs)]
 
 
 def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: list[Context], require_logprobs: bool,
@@ -66,11 +78,7 @@ def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: lis
     The prompt starts with the context, so consecutive calls on one local model
     share their prefix and llama.cpp re-evaluates only the fact and the question.
     """
-    samples = [Sample(id=f"{style}-{i + 1}@{ctx.context_id}", source=ctx,
-                      input=render("fact_in_context", context=ctx.chunk.text, fact=fact),
-                      metadata={"style": style, "fact_id": f"{style}-{i + 1}", "context_id": ctx.context_id,
-                                "fact": fact, "kind": "golden" if ctx.golden else "noisy", "cluster": ctx.context_id})
-               for ctx in contexts for style, fs in facts.items() for i, fact in enumerate(fs)]
+    samples = fact_samples(facts, contexts)
 
     def run_score(sample: Sample, row: dict) -> dict:
         r = score(model, sample.input, stage="score", require_logprobs=require_logprobs)

@@ -5,28 +5,33 @@ from __future__ import annotations
 import pandas as pd
 
 from ..experiments import Experiment, Series, register
-from ..planning.plan import CHARS_PER_TOKEN, planned_embeddings, row
+from ..planning.plan import planned_embeddings
+from ..planning.stages import estimated, template_prompt_tokens, text_tokens
 from ..retrieval.chunking import Chunker
 from ..text.corpus import load_corpus
-from .points import load_questions
+from .points import CHUNK_SEPARATOR, load_questions
 from .parameters import Parameters
 from .run import EXPERIMENT
-
-SCORING_TEMPLATE_TOKENS = 120  # the scoring prompt around the chunks and the candidate
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
     """The corpus indexed and every question searched with (the embedding stage, counted exactly), then one
-    one-token scoring call per point (a positive and a negative candidate per question), per model."""
+    one-token scoring call per point (a positive and a negative candidate per question), per model: each prompt
+    its template with the question and golden answer, the context n of the corpus's own chunks at their mean size
+    (which chunks is retrieval's choice, an embedding model not run for a plan)."""
     loaded = load_corpus(p["corpus"])
     questions = load_questions(p["questions_path"], {d.id: d.text for d in loaded.documents})
     questions = questions.head(p["n_questions"]) if p["n_questions"] else questions
     chunks = Chunker(p["chunk_chars"], "chars").split(loaded.documents)
     embedded = planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(questions["question"]))
-    points = 2 * len(questions)
-    prompt = (p["n_positive"] + p["n_negative"]) / 2 * p["chunk_chars"] / CHARS_PER_TOKEN + SCORING_TEMPLATE_TOKENS
-    return [embedded] + [row(notebook, "score (estimated tokens)", m, points, 0, points * prompt, points)
-                         for m in p["models"]]
+    rows = [embedded]
+    for model in p["models"]:
+        chunk = text_tokens(model, [c.text + CHUNK_SEPARATOR for c in chunks])
+        prompts = [template_prompt_tokens(model, "context_contains_answer", {"context": n * chunk},
+                                          question=q.question, golden_answer=q.golden_answer)
+                   for q in questions.itertuples() for n in (p["n_positive"], p["n_negative"])]
+        rows.append(estimated(notebook, "score", model, prompts, 1, "one token"))
+    return rows
 
 
 def scorable(rows: pd.DataFrame) -> pd.DataFrame:

@@ -38,10 +38,7 @@ from ..paths import PARAMS
 DEFAULT_SPEED = {"qwen2.5-coder-0.5b": (1 / 160, 1 / 20, 0.3, 7_900),
                  "qwen2.5-coder-1.5b": (1 / 85, 1 / 8, 0.5, 14_400)}
 UNKNOWN_LOCAL = (1 / 80, 1 / 8, 0.5, 12_000)
-JUDGE_PROMPT = 120  # tokens of a judge prompt besides the answer and reference it quotes
-JUDGE_REPLY_TOKENS = 8  # a JSON verdict ({"correct": true}) in tokens
-# The one fallback for text whose prompt is not built before the run (it quotes a reply not yet made):
-# characters per token of English prose.
+# The one fallback for text that no tokenizer can count yet: characters per token of English prose.
 CHARS_PER_TOKEN = 4
 COLUMNS = ["notebook", "stage", "model", "calls", "cached", "prompt_tokens", "completion_tokens", "seconds", "cost_usd"]
 
@@ -207,16 +204,18 @@ def _shared_prefix_tokens(model: str, before, prompt) -> int:
 
 
 def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_tokens: int,
-                    reuse_prefix: bool = False, **request) -> list[dict]:
+                    reuse_prefix: bool = False, reply: float | None = None, **request) -> list[dict]:
     """One plan row: an answer per prompt, each looked up in the cache and counted at its own length.
 
     `reuse_prefix`: the prompts are sent one at a time, in this order, to a local model, which keeps the
     prefix a prompt shares with the one before it and reads only the rest. `request`: the rest of the request
-    as the run sends it (response_format, ...), for the cache lookup."""
+    as the run sends it (response_format, ...), for the cache lookup. `reply`: the tokens of a reply not cached
+    (what earlier runs measured, lclab.planning.stages), else `max_tokens`."""
     hits = [cached(model, p, max_tokens=max_tokens, **request) for p in prompts]
     lengths = [count_prompt_tokens(model, p) for p in prompts]
     done = [h for h in hits if h is not None]
-    answered_tokens = sum(h["completion_tokens"] for h in done) + max_tokens * (len(prompts) - len(done))
+    reply = max_tokens if reply is None else reply
+    answered_tokens = sum(h["completion_tokens"] for h in done) + reply * (len(prompts) - len(done))
     # Time is spent on the prompts not cached, at their own lengths (one long prompt costs more than
     # several short ones of the same total), less what the previous call left in the KV cache.
     todo, previous = [], None
@@ -226,15 +225,6 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_to
             todo.append((n, min(kept, n)))
             previous = prompt
     return [row(notebook, stage, model, len(prompts), len(done), sum(lengths), answered_tokens, todo)]
-
-
-def answers_and_judges(notebook: str, model: str, judge: str, prompts: list, max_tokens: int, judges_per: int,
-                       reference_tokens: int = 20, reuse_prefix: bool = False) -> list[dict]:
-    """An answer per prompt (planned_answers) and `judges_per` judge calls per answer."""
-    return planned_answers(notebook, "answer", model, prompts, max_tokens, reuse_prefix) + [
-        row(notebook, "judge", judge, len(prompts) * judges_per, 0,
-            len(prompts) * judges_per * (JUDGE_PROMPT + reference_tokens + max_tokens),
-            len(prompts) * judges_per * JUDGE_REPLY_TOKENS)]
 
 
 def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:

@@ -6,6 +6,7 @@ experiment's results are shown again on the pairs the model could not answer clo
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..models import complete
@@ -74,8 +75,8 @@ def reading_gain(items: pd.DataFrame, closed: pd.DataFrame) -> pd.DataFrame:
                                  judged["qa_id"].map(closed_rate).to_numpy(dtype=float), judged["qa_id"].to_numpy())
     # A difference of two rates lies within ±1: an interval past it is cut there (it says nothing beyond).
     rows.append({"arm": "reading gain (with − closed book, paired by QA pair)", "n": gain["n_pairs"],
-                 "qa_pairs": gain["n_clusters"], "judge_acc": gain["effect"], "lo": max(-1.0, gain["effect_lo"]),
-                 "hi": min(1.0, gain["effect_hi"])})
+                 "qa_pairs": gain["n_clusters"], "judge_acc": gain["effect"], "lo": float(np.clip(gain["effect_lo"], -1, 1)),
+                 "hi": float(np.clip(gain["effect_hi"], -1, 1))})  # NaN stays NaN (one pair: no interval)
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -22,6 +22,7 @@ from ..text.normalize import contains_answer
 
 
 GENERATION_TOKENS = 128  # a question and its answer as JSON
+VALIDATION_TOKENS = 16  # {"supported": true}
 
 
 def qa_shape(reply) -> str | None:
@@ -40,14 +41,19 @@ def generation_prompt(passage: Document, low_overlap: bool = False) -> str:
     return render("qa_generation_low_overlap" if low_overlap else "qa_generation", context=passage.text)
 
 
+def validation_prompt(passage: Document, question: str, answer: str) -> str:
+    """The exact prompt that asks whether the passage supports a generated pair."""
+    return render("qa_supported", context=passage.text, question=question, answer=answer)
+
+
 def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> dict:
     """One QA pair for a passage plus the two automatic checks, and how many of the question's content words the
     passage holds (`question_overlap`; a low-overlap question, NoLiMa's kind, keeps it low)."""
     qa = complete(model, generation_prompt(passage, low_overlap), stage="qa_generation",
                   response_format="json", max_tokens=GENERATION_TOKENS, validate=qa_shape).json
     question, answer = qa["question"].strip(), qa["answer"].strip()
-    check = complete(model, render("qa_supported", context=passage.text, question=question, answer=answer),
-                     stage="qa_validation", response_format="json", max_tokens=16,
+    check = complete(model, validation_prompt(passage, question, answer),
+                     stage="qa_validation", response_format="json", max_tokens=VALIDATION_TOKENS,
                      validate=_supported_shape).json
     return {"question": question, "answer": answer,
             "answer_in_source": contains_answer(passage.text, answer),

@@ -8,7 +8,7 @@ corrected), and the experiments use only the rows marked yes.
     python -m lclab.qa.multi_chunk --model local/qwen2.5-coder-1.5b --n 16 \
         --out results/multi_chunk_candidates.csv
 
-Generation goes through the trial runner (results/qa/<run_name>/multi_chunk.jsonl),
+Generation goes through the trial runner (results/make_qa_set/<run_name>/multi_chunk.jsonl),
 so an interrupted run resumes where it stopped.
 """
 
@@ -75,7 +75,7 @@ def generate_review_file(model: str, triples: list[list[Chunk]], chunker: Chunke
                 "chunk_sha1s": ";".join(passage_sha1(c.text) for c in triple),
                 **{f"chunk{i}": c.text for i, c in enumerate(triple, start=1)}}
 
-    with Run("qa", run_name) as run:
+    with Run("make_qa_set", run_name) as run:  # filed with the QA sets 00 makes
         samples = [Sample(id=";".join(c.chunk_id for c in t), input=candidate_prompt(t), source=t,
                           metadata={"chunk_ids": [c.chunk_id for c in t], "cluster": t[0].doc_id}) for t in triples]
         items = run.trials(

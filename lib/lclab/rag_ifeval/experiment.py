@@ -5,20 +5,18 @@ from __future__ import annotations
 import pandas as pd
 
 from ..experiments import Experiment, Series, register
-from ..models import cached, count_prompt_tokens
 from ..models.configs import model_config
-from ..planning.plan import row
+from ..planning.stages import planned_replies
 from .data import load_documents, load_samples
 from .options import Options
 from .parameters import Parameters
 from .rules import METRICS, SCORES
 from .run import EXPERIMENT, prepare
 
-UNCACHED_ANSWER_TOKENS = 40  # a typical answer's length, for answers not in the cache yet
-
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """Every model's prepared samples (the exact messages the run sends), looked up in the cache and counted."""
+    """Every model's prepared samples (the exact messages the run sends), looked up in the cache and counted; an
+    answer not cached at what earlier runs measured, else at the model's max_tokens."""
     options = Options(**{f: p[f] for f in Options.__dataclass_fields__ if f in p}).resolved()
     docs = load_documents(options.docs_path)
     items = load_samples(options.eval_path, docs)[:p["n_samples"] or None]
@@ -26,13 +24,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
     for spec in p["models"]:
         config = model_config(spec, options.max_tokens)
         inputs = [s.input for s in prepare(config, items, docs, options)]
-        hits = [cached(config.spec, q, max_tokens=config.max_tokens, temperature=config.temperature,
-                       text_completion=options.text_completion) for q in inputs]
-        done = [h for h in hits if h is not None]
-        rows.append(row(notebook, "rag_ifeval answer", config.spec, len(inputs), len(done),
-                        sum(count_prompt_tokens(config.spec, q) for q in inputs),
-                        sum(h["completion_tokens"] for h in done)
-                        + UNCACHED_ANSWER_TOKENS * (len(inputs) - len(done))))
+        rows.append(planned_replies(notebook, EXPERIMENT, "rag_ifeval answer", config.spec, inputs, config.max_tokens,
+                                    temperature=config.temperature, text_completion=options.text_completion))
     return rows
 
 

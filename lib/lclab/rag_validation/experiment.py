@@ -4,46 +4,64 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..paths import repo_path
-from ..planning.plan import JUDGE_PROMPT, JUDGE_REPLY_TOKENS, planned_answers, planned_embeddings, row
+from ..planning.plan import planned_answers, planned_embeddings
+from ..planning.stages import estimated, reply_tokens, template_prompt_tokens, text_tokens
+from ..prompts import render
+from ..qa.generate import GENERATION_TOKENS, sample_passages
+from ..qa.planned import planned_generation
 from ..retrieval.chunking import Chunker
 from ..scoring.judges import JUDGE_MAX_TOKENS
 from ..scoring.logprob import TOP_LOGPROBS
-from ..text.corpus import load_corpus
+from ..text.corpus import Document, load_corpus
 from ..text.hand_tables import read_hand_table
 from .labelled_texts import labelled_samples
 from .parameters import Parameters
 from .run import EXPERIMENT
 
-GENERATION_PROMPT_TOKENS = 330  # a question-generation prompt around one chunk
-GENERATED_TOKENS = 48  # a generated question and its answer
-ANSWER_TEMPLATE_TOKENS = 80  # the answer template and the question around the retrieved chunks
+# The three judges of every answer: (gateway stage, template); each reads the question and the answer, and its
+# own third field (the reference, nothing, the passages).
+JUDGES = (("judge", "judge_correct"), ("judge_relevance", "judge_relevance"),
+          ("judge_faithfulness", "judge_faithfulness"))
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """Questions counted exactly (the single-chunk ones asked for, the validated multi-chunk ones), tokens
-    from the chunk budget: retrieval (an embedding model) is not run for a plan."""
-    multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
-    multi_questions = multi.loc[multi["validated"].str.strip().str.lower() == "yes", "question"]
-    multi_questions = multi_questions.head(p["n_multi"]) if p["n_multi"] else multi_questions
-    n_multi = len(multi_questions)
-    questions = p["n_single"] + n_multi
-    answer_prompt = p["answer_k"] * p["chunk_tokens"] + ANSWER_TEMPLATE_TOKENS
-    judge = p["judge_model"] or p["model"]
+    """The run's own samples where they are known before it: the single-chunk generation (exact prompts, cached
+    pairs read), the multi-chunk questions, the labelled texts' judge prompts; the answer and judge prompts by
+    their templates, with answer_k of the corpus's chunks at their mean size (which ones is retrieval's choice, an
+    embedding model not run for a plan), each question as written or generated (else at the generation's size),
+    each answer at its measured size (else its budget)."""
+    model, judge = p["model"], p["judge_model"] or p["model"]
     samples = 1 + p.get("self_consistency", 0)
-    # The labelled texts' judge prompts are known before the run: counted exactly, looked up as the judge asks.
-    labelled = planned_answers(notebook, "judge, labelled texts", judge, [s.input for s in labelled_samples()],
-                               JUDGE_MAX_TOKENS, response_format="json", logprobs=True,
-                               top_logprobs=TOP_LOGPROBS) if p.get("judge_labelled_texts", True) else []
+    multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
+    multi = multi[multi["validated"].str.strip().str.lower() == "yes"]
+    multi = multi.head(p["n_multi"]) if p["n_multi"] else multi
     chunks = Chunker(p["chunk_tokens"], "tokens").split(load_corpus(p["corpus"]).documents)
-    embedded = planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(multi_questions),
-                                  unknown=p["n_single"])  # the corpus indexed, every question searched with
-    return [embedded, row(notebook, "qa_generation (estimated)", p["model"], 2 * p["n_single"], 0,
-                2 * p["n_single"] * GENERATION_PROMPT_TOKENS, p["n_single"] * GENERATED_TOKENS),
-            row(notebook, "answer (estimated)", p["model"], questions, 0, questions * answer_prompt,
-                questions * p["max_answer_tokens"]),
-            row(notebook, "judges (estimated)", judge, 3 * questions * samples, 0,
-                samples * questions * (3 * JUDGE_PROMPT + answer_prompt + 2 * p["max_answer_tokens"]),
-                3 * questions * samples * JUDGE_REPLY_TOKENS)] + labelled
+    chosen = sample_passages([Document(c.chunk_id, c.text, c.doc_id) for c in chunks], p["n_single"], 400, p["seed"])
+    rows, pairs = planned_generation(notebook, EXPERIMENT, model, chosen)
+    # what each answer and judge prompt holds besides its template: {field: tokens}
+    half_pair = reply_tokens(EXPERIMENT, "qa_generation", model, GENERATION_TOKENS)[0] / 2
+    known = [pair or {} for pair in pairs] + multi[["question", "answer"]].to_dict("records")
+    tokens = [{name: text_tokens(judge, [q[name]]) if name in q else half_pair for name in ("question", "answer")}
+              for q in known]
+    passages = p["answer_k"] * text_tokens(model, [render("rag_passage", index=1, text=c.text) + "\n\n"
+                                                   for c in chunks])
+    answer, source = reply_tokens(EXPERIMENT, "answer", model, p["max_answer_tokens"])
+    rows.append(estimated(notebook, "answer", model, [template_prompt_tokens(
+        model, "rag_answer", {"passages": passages, "question": t["question"]}) for t in tokens], answer, source))
+    for stage, template in JUDGES:
+        slots = [{"question": t["question"], "answer": answer} | (
+            {"gold_answer": t["answer"]} if template == "judge_correct" else
+            {"passages": passages} if template == "judge_faithfulness" else {}) for t in tokens]
+        verdict, said = reply_tokens(EXPERIMENT, stage, judge, JUDGE_MAX_TOKENS)
+        rows.append(estimated(notebook, stage, judge, [template_prompt_tokens(judge, template, s) for s in slots]
+                              * samples, verdict, said))
+    if p.get("judge_labelled_texts", True):  # known before the run: counted exactly, looked up as the judge asks
+        rows += planned_answers(notebook, "judge, labelled texts", judge, [s.input for s in labelled_samples()],
+                                JUDGE_MAX_TOKENS, response_format="json", logprobs=True, top_logprobs=TOP_LOGPROBS)
+    # the corpus indexed, every question searched with
+    rows.insert(0, planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(multi["question"]),
+                                      unknown=p["n_single"]))
+    return rows
 
 
 EXPERIMENT_SPEC = register(Experiment(
@@ -53,5 +71,5 @@ EXPERIMENT_SPEC = register(Experiment(
                 "n_multi", "max_k", "answer_k", "seed"),
     series=Series(key=("qa_id",), value="judge_correct", split=("set",), x="set", x_label="question set",
                   value_label="judge accuracy",
-                  cluster="qa_id", unit="questions"),
+                  cluster="qa_id", unit="questions", labels=("answer_correct", ("question", "reference", "response"))),
     description="Retrieval recall and precision at k, and answers judged for relevance, faithfulness, correctness"))

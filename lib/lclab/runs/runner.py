@@ -49,6 +49,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 import pandas as pd
 
 from .. import paths
+from ..experiments import Experiment, get as get_experiment
 from ..models import ACCOUNTING
 from ..models.cache import check_writable
 from ..models.errors import ITEM_ERRORS
@@ -107,9 +108,8 @@ class Result:
     parameters: dict[str, Any] = field(default_factory=dict)  # as the run was given them (also in manifest.json)
 
     @property
-    def figure_path(self) -> Path:
-        """Where this run's figure goes: figures/<experiment>_<run_name>.png."""
-        return paths.FIGURES / f"{self.experiment}_{self.run_name}.png"  # looked up per call: tests redirect it
+    def figure_path(self) -> Path:  # figures/<experiment>_<run_name>.png, looked up per call: tests redirect it
+        return paths.FIGURES / f"{self.experiment}_{self.run_name}.png"
 
     @property
     def figure_meta(self) -> dict:
@@ -134,17 +134,17 @@ class Result:
 
     def _repr_html_(self) -> str:
         import html
-
-        notes = html.escape(self.describe())
-        return f"<pre>{notes}</pre>" + self.summary.round(3).to_html(index=False)
+        return f"<pre>{html.escape(self.describe())}</pre>" + self.summary.round(3).to_html(index=False)
 
 
 class Run:
     """One run of an experiment: its folder, its item logs, its scope of the ledger."""
 
-    def __init__(self, experiment: str, run_name: str, parameters: dict | None = None):
-        """`parameters`: the experiment's arguments as given (pass `locals()` first thing), for the manifest."""
-        self.experiment = experiment
+    def __init__(self, experiment: "Experiment | str", run_name: str, parameters: dict | None = None):
+        """`experiment`: the registered experiment or its name (its folder's, results folder's, figures' prefix);
+        `parameters`: its arguments as given (pass `locals()` first thing), for the manifest."""
+        self.spec = experiment if isinstance(experiment, Experiment) else get_experiment(experiment)
+        self.experiment = self.spec.name
         self.run_name = run_name
         self.parameters = dict(parameters or {})
         self.dir = run_dir(experiment, run_name)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from ..models import ParseError, complete
 from ..prompts import render
 from ..text.normalize import contains_answer
-from .logprob import complete_with_logprobs, read_values
+from .logprob import TOP_LOGPROBS, complete_with_logprobs, read_values
 from .score import Score, unscored
 
 JUDGE_MAX_TOKENS = 32  # a JSON verdict, with room for a model that adds a word
@@ -63,6 +63,14 @@ def judge_boolean(judge_model: str, template: str, key: str, stage: str, samples
                 continue  # an unparseable sample is no vote either way
         read["consistency"] = sum(votes) / len(votes) if votes else None
     return Score(verdict, answer=reply.text, metadata=read)
+
+
+def judge_requests(samples: int = 0) -> list[dict]:
+    """The cache settings besides max_tokens (JUDGE_MAX_TOKENS) of every call `judge_boolean` makes for one item
+    (the verdict with its logprobs, then each self-consistency sample), as a plan looks them up:
+    `gateway.cached(judge, prompt, max_tokens=JUDGE_MAX_TOKENS, **request)`."""
+    return [dict(response_format="json", logprobs=True, top_logprobs=TOP_LOGPROBS),
+            *(dict(response_format="json", temperature=SAMPLE_TEMPERATURE, sample=i + 1) for i in range(samples))]
 
 
 def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0) -> Score:

@@ -92,6 +92,12 @@ def sampled_score(text: str, labels: Sequence[str] = DEFAULT_LABELS) -> Weighted
     return WeightedScore(None, {}, None, token, "sampled", f"reply {text[:40]!r} is not one of {list(labels)}")
 
 
+def score_request(cache_tag: str | None = None) -> dict:
+    """The cache settings besides max_tokens (1) of `score`'s call, with its top logprobs, as a plan looks it up:
+    `gateway.cached(model, prompt, max_tokens=1, **score_request())`."""
+    return dict(logprobs=True, top_logprobs=TOP_LOGPROBS, cache_tag=cache_tag)
+
+
 def score(model: str, prompt: str, labels: Sequence[str] = DEFAULT_LABELS, *, stage: str = "score",
           require_logprobs: bool = False, system: str | None = None, cache_tag: str | None = None) -> WeightedScore:
     """Ask for one score token and weight the labels by their first-token probabilities.

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
 from ..models import within_window
-from ..planning.plan import one_at_a_time_local, planned_answers
+from ..planning.plan import one_at_a_time_local
+from ..planning.stages import named, planned_replies
 from .parameters import Parameters
-from .run import EXPERIMENT, build_samples
+from .run import EXPERIMENT, build_samples, closed_book_samples
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -18,8 +19,15 @@ def plan(notebook: str, p: dict) -> list[dict]:
                             p["value_kinds"], p["qa_path"], workers=p.get("max_workers", 1))
     beyond = [n for n in p["context_tokens"] if n not in lengths]
     stage = "answer (no judge)" + (f"; {beyond} left out: beyond the window" if beyond else "")
-    return planned_answers(notebook, stage, p["model"], [s.input for s in samples],
-                           p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))
+    rows = [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples],
+                            p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))]
+    rows[0] = named(rows[0], stage)
+    if p.get("closed_book"):  # the run's own closed-book samples: one question per haystack, no text
+        closed = closed_book_samples(p["model"], p["tasks"], p["n_samples"], p["seed"], p["corpus"],
+                                     p["value_kinds"], p["qa_path"])
+        rows.append(named(planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in closed],
+                                          p["max_answer_tokens"]), "answer, closed book (no judge)"))
+    return rows
 
 
 def design(p: dict) -> Design:

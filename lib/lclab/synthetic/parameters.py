@@ -34,4 +34,8 @@ class Parameters:
     max_workers: int = param(
         1,
         "(at least 1) concurrent requests: 1 keeps llama.cpp's prefix reuse; raise for a batching server")
+    closed_book: bool = param(
+        False,
+        "True also asks every haystack's question with no text: the reading gain per task (with − without, paired "
+        "by haystack), and the scores by length again on the haystacks not answered closed-book")
     run_name: str = param("default", "results/synthetic/<run_name>/, figures/synthetic_<run_name>.png")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
@@ -16,7 +17,7 @@ from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline
 from ..runs.samples import Sample
-from ..stats.clusters import cluster_mean_ci
+from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
 from ..stats.effective_length import MIN_PAIRS, effective_length_ci
 from .tasks import (
     NEEDLE_TASKS,
@@ -62,11 +63,23 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
     return [s for samples in built for s in samples]
 
 
-def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs) -> Sample:
+def closed_book_samples(model: str, tasks: list[str], n_samples: int, seed: int, corpus: str, value_kinds: list[str],
+                        qa_path: str) -> list[Sample]:
+    """One sample per haystack of every task with something to find in its text: its question with no text at all
+    (LongBench v2's --no_context). Word tasks are left out: their text is the task."""
+    count, _ = budget_counters(model)
+    with_text = [t for t in tasks if t not in WITHOUT_DEPTH]
+    pairs = load_validated(corpus, qa_path, n_samples) if "qa" in with_text else None
+    return [_one(task, i, 0, 0, model, count, seed, corpus, value_kinds, pairs, closed_book=True)
+            for task in with_text for i in range(n_samples if task != "qa" else min(n_samples, len(pairs[2])))]
+
+
+def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs, closed_book=False) -> Sample:
     if task in NEEDLE_TASKS:
-        return needle_sample(task, i, budget, depth, corpus, value_kinds[i % len(value_kinds)], seed, count)
+        return needle_sample(task, i, budget, depth, corpus, value_kinds[i % len(value_kinds)], seed, count,
+                             closed_book)
     if task == "variables":
-        return variables_sample(i, budget, depth, corpus, seed, count)
+        return variables_sample(i, budget, depth, corpus, seed, count, closed_book)
     if task == "common_words":
         return common_words_sample(i, budget, corpus, seed, count)
     if task == "frequent_words":
@@ -74,13 +87,14 @@ def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs)
     _, pool, qa = pairs
     pair = qa.iloc[i].to_dict()
     passage = next(d.text for d in pool if d.id == pair["doc_id"])
-    return qa_sample(i, pair, passage, budget, depth, corpus, seed, count)
+    return qa_sample(i, pair, passage, budget, depth, corpus, seed, count, closed_book)
 
 
 def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, max_answer_tokens: int,
-                  max_workers: int, run_name: str, beyond_window: str = "refuse") -> Result:
-    """Run (or resume) the synthetic tasks: one row per sample, scored without a judge."""
+                  max_workers: int, run_name: str, beyond_window: str = "refuse", closed_book: bool = False) -> Result:
+    """Run (or resume) the synthetic tasks: one row per sample, scored without a judge; with `closed_book`, every
+    haystack's question asked with no text as well (closed_book.jsonl), and the reading gain per task."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         # Refused (or narrowed) before any work: lengths the model's window cannot hold.
         context_tokens, left_out = within_window(model, context_tokens, max_answer_tokens, beyond_window)
@@ -91,18 +105,32 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
             reply = complete(model, s.input, stage="answer", max_tokens=max_answer_tokens)
             return {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"]).value}
 
-        items = run.trials(
-            samples, log=run.log(KEY), key=lambda s: (s.id, fingerprint(model, max_answer_tokens, s.input)),
-            describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": model},
-            steps=[Step("answer", answer, max_workers)])
+        def answered(trials: list[Sample], log: str) -> pd.DataFrame:
+            return run.trials(
+                trials, log=run.log(KEY, log), key=lambda s: (s.id, fingerprint(model, max_answer_tokens, s.input)),
+                describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": model},
+                steps=[Step("answer", answer, max_workers)])
+
+        items = answered(samples, "items.jsonl")
+        closed = answered(closed_book_samples(model, tasks, n_samples, seed, corpus, value_kinds, qa_path),
+                          "closed_book.jsonl") if closed_book else None
         by_length, lengths = summarize(items, ["task", "context_tokens"]), effective_lengths(items)
         notes = [f"{len(samples)} samples from {len(tasks)} tasks x {n_samples} haystacks; " + run.resume_note(),
                  f"lengths counted in the {tokenizer_name(model)}, chat template included"]
         notes += [r.note for r in lengths.itertuples()] + ([left_out] if left_out else [])
         overall = cluster_mean_ci(items["score"], items["cluster"]) if "score" in items else {}
+        closed_tables = {}
+        if closed is not None:
+            gain = reading_gain(items, closed)
+            known = known_haystacks(closed)
+            closed_tables = {"closed_book": closed, "reading_gain": gain,
+                             "by_length_not_known": summarize(items[~items["cluster"].isin(known)],
+                                                              ["task", "context_tokens"])}
+            notes.append(f"closed book: {len(known)} of {len(closed)} haystacks answered in full with no text "
+                         "(flagged; by_length_not_known leaves them out)")
         return run.result(summarize(items, ["task", "context_tokens", "depth"]), items=items, notes=notes,
                           tables={"by_length": by_length, "by_task": summarize(items, ["task"]),
-                                  "effective_length": lengths},
+                                  "effective_length": lengths, **closed_tables},
                           headline=headline("mean score, every task", overall.get("mean"), overall.get("lo"),
                                             overall.get("hi")))
 
@@ -136,3 +164,28 @@ def effective_lengths(items: pd.DataFrame) -> pd.DataFrame:
         rows.append({"task": task, **r, "estimated": enough, "note": note})
     return pd.DataFrame(rows, columns=["task", "effective_length", "lo", "hi", "base_accuracy", "n_pairs",
                                        "estimated", "note"])
+
+
+def known_haystacks(closed: pd.DataFrame) -> set:
+    """The haystacks whose every asked value the model gave with no text (score 1 closed-book)."""
+    return set(closed.loc[closed["score"] == 1, "cluster"]) if "score" in closed else set()
+
+
+def reading_gain(items: pd.DataFrame, closed: pd.DataFrame) -> pd.DataFrame:
+    """Per task: the score with the text (every length and depth of a haystack), with none, and the difference
+    paired by haystack with its cluster t interval (cut at ±1: a difference of shares says nothing beyond)."""
+    columns = ["task", "haystacks", "with_text", "closed_book", "gain", "lo", "hi", "known_closed_book"]
+    if "score" not in items or "score" not in closed:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for task, part in items.dropna(subset=["score"]).groupby("task", sort=False):
+        without = closed[closed["task"] == task].dropna(subset=["score"]).set_index("cluster")["score"]
+        part = part[part["cluster"].isin(without.index)]
+        if part.empty:
+            continue
+        gain = cluster_paired_effect(part["score"].to_numpy(dtype=float),
+                                     part["cluster"].map(without).to_numpy(dtype=float), part["cluster"].to_numpy())
+        rows.append({"task": task, "haystacks": gain["n_clusters"], "with_text": part["score"].mean(),
+                     "closed_book": without.mean(), "gain": gain["effect"], "lo": float(np.clip(gain["effect_lo"], -1, 1)),
+                     "hi": float(np.clip(gain["effect_hi"], -1, 1)), "known_closed_book": int((without == 1).sum())})
+    return pd.DataFrame(rows, columns=columns)

@@ -60,10 +60,18 @@ def _value(kind: str, rng: random.Random, words: tuple[str, ...]) -> str:
     return rng.choice(words)
 
 
+def _fit(haystack, needles, build, count: Counter_, budget: int, closed_book: bool) -> tuple[str, int]:
+    """The prompt at `budget` (`fit`), or closed-book: the same prompt with no text at all, needles included."""
+    if closed_book:
+        prompt = build("")
+        return prompt, count(prompt)
+    return fit(haystack, needles, build, count, budget)
+
+
 def needle_sample(task: str, i: int, budget: int, depth: float, corpus: str, kind: str, seed: int,
-                  count: Counter_) -> Sample:
+                  count: Counter_, closed_book: bool = False) -> Sample:
     """One needle task's sample: keys and values drawn from (seed, task, i), so every length and depth of
-    sample i holds the same needles in the same haystack."""
+    sample i holds the same needles in the same haystack (`closed_book`: the question with no text)."""
     rng = random.Random(f"{seed}:{task}:{i}")
     words = corpus_words(corpus)
     keys = rng.sample(words, 4)
@@ -81,11 +89,12 @@ def needle_sample(task: str, i: int, budget: int, depth: float, corpus: str, kin
     question_keys = [keys[0]] if many_values or asked == 1 else keys[:asked]
     question = f"Which special {KINDS[kind]} are tied to " + ", ".join(f'"{k}"' for k in question_keys) + "?"
     build = lambda context: render("synthetic_needle", kind=KINDS[kind], context=context, question=question)  # noqa: E731
-    prompt, tokens = fit(filler(corpus, rng), needles, build, count, budget)
-    return _sample(task, i, budget, depth, prompt, tokens, targets, value_kind=kind)
+    prompt, tokens = _fit(filler(corpus, rng), needles, build, count, budget, closed_book)
+    return _sample(task, i, budget, depth, prompt, tokens, targets, closed_book, value_kind=kind)
 
 
-def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, count: Counter_) -> Sample:
+def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, count: Counter_,
+                     closed_book: bool = False) -> Sample:
     """A chain VAR A = n, VAR B = VAR A, ... (four hops) spread from `depth` to the end of the haystack."""
     rng = random.Random(f"{seed}:variables:{i}")
     names = ["".join(rng.choice(string.ascii_uppercase) for _ in range(5)) for _ in range(5)]
@@ -93,8 +102,8 @@ def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, 
     chain = [f"VAR {names[0]} = {value}."] + [f"VAR {b} = VAR {a}." for a, b in zip(names, names[1:])]
     needles = [(depth + (100 - depth) * h / len(chain), statement) for h, statement in enumerate(chain)]
     build = lambda context: render("synthetic_variables", context=context, value=value)  # noqa: E731
-    prompt, tokens = fit(filler(corpus, rng), needles, build, count, budget)
-    return _sample("variables", i, budget, depth, prompt, tokens, names)
+    prompt, tokens = _fit(filler(corpus, rng), needles, build, count, budget, closed_book)
+    return _sample("variables", i, budget, depth, prompt, tokens, names, closed_book)
 
 
 def common_words_sample(i: int, budget: int, corpus: str, seed: int, count: Counter_, n: int = 10,
@@ -136,19 +145,21 @@ def frequent_words_sample(i: int, budget: int, seed: int, count: Counter_, n: in
 
 
 def qa_sample(i: int, pair: dict, passage: str, budget: int, depth: float, corpus: str, seed: int,
-              count: Counter_) -> Sample:
+              count: Counter_, closed_book: bool = False) -> Sample:
     """A validated QA pair of the user's documents: its passage is the needle, other sentences the haystack."""
     rng = random.Random(f"{seed}:qa:{i}")
     haystack = [s for s in filler(corpus, rng) if not contains_answer(s, pair["answer"])]
     build = lambda context: render("synthetic_qa", context=context, question=pair["question"])  # noqa: E731
-    prompt, tokens = fit(haystack, [(depth, passage)], build, count, budget)
-    return _sample("qa", i, budget, depth, prompt, tokens, [pair["answer"]], qa_id=pair["qa_id"])
+    prompt, tokens = _fit(haystack, [(depth, passage)], build, count, budget, closed_book)
+    return _sample("qa", i, budget, depth, prompt, tokens, [pair["answer"]], closed_book, qa_id=pair["qa_id"])
 
 
 def _sample(task: str, i: int, budget: int, depth: float | None, prompt: str, tokens: int, targets: list[str],
-            **extra) -> Sample:
+            closed_book: bool = False, **extra) -> Sample:
     cluster = f"{task}-{i}"
-    where = f"{budget}" + ("" if depth is None else f"@{depth:g}")
+    if closed_book:  # one per haystack: no length, no depth
+        budget, depth = 0, None
+    where = "closed_book" if closed_book else f"{budget}" + ("" if depth is None else f"@{depth:g}")
     return Sample(id=f"{cluster}:{where}", input=prompt, target=list(targets),
                   metadata={"task": task, "cluster": cluster, "context_tokens": budget, "depth": depth,
                             "prompt_tokens_counted": tokens, "metric": metric_of(task), **extra})

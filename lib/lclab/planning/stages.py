@@ -1,0 +1,198 @@
+"""The plan of a stage whose prompts are not known before the run: they quote what an earlier stage will write
+(an answer a judge reads), or what retrieval will find (the chunks a RAG answer reads).
+
+Such a prompt is still built the way the run builds it: its own template, filled with everything known before
+the run (the question, the reference, the passage), the unknown slots left empty and counted by the model's
+tokenizer like any first-stage prompt. What fills those slots is priced from a size the experiment declares
+(k chunks of `chunk_tokens`; an answer of at most `max_answer_tokens`), and a reply from its completion budget.
+Where earlier runs of the experiment exist, what they measured replaces the budget: the mean completion tokens
+per call of that gateway stage and model (`measured`), read from their accounting logs. So no experiment
+carries token arithmetic of its own: templates are counted, budgets are declared, and runs correct both.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .. import paths
+from ..models import cached, count_prompt_tokens, count_tokens
+from ..prompts import fields, render
+from .plan import planned_answers, row
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What earlier runs' calls of one gateway stage took, per call (calls made and replies read from the cache)."""
+
+    prompt: float
+    completion: float
+    calls: int
+    runs: int
+
+
+def _runs_of(experiment: str, model: str) -> list:
+    """Run folders of `experiment` whose parameters name `model` (as the answering or the judging model)."""
+    out = []
+    for path in sorted((paths.RESULTS / experiment).glob("*/manifest.json")):
+        try:
+            parameters = json.loads(path.read_text(encoding="utf-8")).get("parameters", {})
+        except (OSError, ValueError):
+            continue
+        named = [v for k, v in parameters.items() if k.endswith(("model", "models")) and v]
+        named = [m for v in named for m in (v if isinstance(v, list) else [v])]
+        if model in named or (model and any(isinstance(m, dict) and m.get("model") == model for m in named)):
+            out.append(path.parent)
+    return out
+
+
+def measured(experiment: str, stage: str, model: str) -> Measured | None:
+    """Mean prompt and completion tokens per call of gateway stage `stage` over every invocation of every earlier
+    run of `experiment` that named `model`; None when none has called that stage."""
+    return _measured(experiment, stage, model, _results_stamp(experiment))
+
+
+def _results_stamp(experiment: str) -> tuple:
+    """What changes when a run of the experiment ends (its accounting logs), so a plan reads them once."""
+    logs = sorted((paths.RESULTS / experiment).glob("*/accounting_log.csv"))
+    return tuple((str(p), p.stat().st_mtime_ns) for p in logs)
+
+
+@functools.lru_cache(maxsize=256)
+def _measured(experiment: str, stage: str, model: str, _stamp: tuple) -> Measured | None:
+    calls = prompt = completion = 0.0
+    runs = 0
+    for folder in _runs_of(experiment, model):
+        log = folder / "accounting_log.csv"
+        if not log.exists():
+            continue
+        rows = pd.read_csv(log)
+        rows = rows[rows["stage"] == stage]
+        n = (rows["calls"] + rows["cache_hits"]).sum()
+        if n <= 0:
+            continue
+        runs += 1
+        calls += n
+        prompt += (rows["prompt_tokens"] + rows["cached_prompt_tokens"]).sum()
+        completion += (rows["completion_tokens"] + rows["cached_completion_tokens"]).sum()
+    if not calls:
+        return None
+    return Measured(prompt / calls, completion / calls, int(calls), runs)
+
+
+def reply_tokens(experiment: str, stage: str, model: str, budget: int) -> tuple[float, str]:
+    """Tokens of one reply of `stage`: as earlier runs measured them (never above the budget), else the budget;
+    and where the figure comes from."""
+    seen = measured(experiment, stage, model)
+    if seen is None:
+        return float(budget), "budget"
+    return min(seen.completion, float(budget)), f"measured in {seen.runs} run{'s' * (seen.runs != 1)}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_frame(model: str, template: str, known: tuple) -> int:
+    values = dict(known)
+    return count_prompt_tokens(model, render(template, **{f: values.get(f, "") for f in fields(template)}))
+
+
+def template_prompt_tokens(model: str, template: str, slots: dict[str, float], **known: str) -> float:
+    """Tokens of one prompt of `template`: rendered with the values `known` before the run and its `slots` left
+    empty, counted as the model reads it (chat template included), plus each slot's stand-in size in tokens."""
+    unknown = set(slots) - fields(template)
+    if unknown:
+        raise KeyError(f"template {template!r} has no field(s) {sorted(unknown)}")
+    return _template_frame(model, template, tuple(sorted(known.items()))) + sum(slots.values())
+
+
+def text_tokens(model: str, texts: list[str]) -> float:
+    """Mean tokens of `texts` under the model's tokenizer (what a slot filled by one of them holds), 0 for none."""
+    return sum(count_tokens(model, t) for t in texts) / len(texts) if texts else 0.0
+
+
+def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply: float, source: str) -> dict:
+    """A plan row for calls whose prompts are priced, not built: `prompts` holds each call's prompt tokens
+    (template_prompt_tokens), `reply` each reply's tokens, `source` where that reply size comes from."""
+    return row(notebook, f"{stage} (estimated; replies: {source})", model, len(prompts), 0, sum(prompts),
+               reply * len(prompts), [(round(n), 0) for n in prompts])
+
+
+def named(plan_row: dict, stage: str) -> dict:
+    """The row under another stage name, keeping what its name says in brackets of how it was planned."""
+    _, bracket, how = plan_row["stage"].partition(" (")
+    return plan_row | {"stage": stage + bracket + how}
+
+
+def merged(rows: list[dict]) -> dict:
+    """One plan row for one stage planned in parts (calls whose prompts are built, calls priced): summed, named
+    after the first part that is estimated (or the first)."""
+    rows = [r for r in rows if r["calls"]]
+    if len(rows) <= 1:
+        return rows[0] if rows else {}
+    named = next((r for r in rows if "estimated" in r["stage"]), rows[0])
+    out = dict(named)
+    for column in ("calls", "cached", "prompt_tokens", "completion_tokens", "seconds", "cost_usd"):
+        out[column] = sum(r[column] for r in rows)
+    return out
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One item a later stage will read: the template's fields known before the run, and the fields the earlier
+    reply fills ({"answer": text}) when that reply is already in the cache (the prompt is then built exactly and
+    looked up too); None when it is not."""
+
+    known: dict
+    filled: dict | None = None
+
+
+def planned_judges(notebook: str, experiment: str, stage: str, judge: str, template: str, slots: tuple[str, ...],
+                   items: list[Judged], answer_stage: str, answer_model: str, answer_budget: int,
+                   requests: list[dict], reply_budget: int) -> dict:
+    """The calls of a stage that reads an earlier stage's replies (a judge reading answers): `slots` the template's
+    fields that reply fills, `requests` the cache settings of each call per item (the verdict, then any
+    self-consistency samples). An item whose earlier reply is cached has its prompt built and looked up; the
+    others are priced by the template with the slots at the earlier reply's measured size (else its budget)."""
+    exact, priced = [], []
+    answer_size, _ = reply_tokens(experiment, answer_stage, answer_model, answer_budget)
+    reply, source = reply_tokens(experiment, stage, judge, reply_budget)
+    for item in items:
+        if item.filled is not None:
+            exact.append(render(template, **item.known, **item.filled))
+        else:
+            stand_in = {slot: answer_size / len(slots) for slot in slots}
+            priced.append(template_prompt_tokens(judge, template, stand_in, **item.known))
+    rows = [planned_answers(notebook, stage, judge, exact, reply_budget, reply=reply, **request)[0]
+            for request in requests]
+    rows.append(estimated(notebook, stage, judge, priced * len(requests), reply, source))
+    return merged(rows)
+
+
+def cached_answers(model: str, prompts: list, max_tokens: int, **request) -> list[str | None]:
+    """The reply text of each prompt's answering call where it is in the cache, else None."""
+    hits = [cached(model, p, max_tokens=max_tokens, **request) for p in prompts]
+    return [h["text"] if h is not None else None for h in hits]
+
+
+def planned_replies(notebook: str, experiment: str, stage: str, model: str, prompts: list, max_tokens: int,
+                    reuse_prefix: bool = False, **request) -> dict:
+    """A first stage's calls (`planned_answers`: exact prompts, looked up in the cache), each reply not cached
+    priced at what earlier runs measured for the stage (else at `max_tokens`)."""
+    reply, _ = reply_tokens(experiment, stage, model, max_tokens)
+    return planned_answers(notebook, stage, model, prompts, max_tokens, reuse_prefix, reply=reply, **request)[0]
+
+
+def answers_and_judges(notebook: str, experiment: str, model: str, judge: str, samples: list, max_tokens: int,
+                       judge_requests: list[dict], judge_budget: int, stage: str = "answer",
+                       reuse_prefix: bool = False) -> list[dict]:
+    """An answer per sample (its `input`, the exact prompt) and the seed's correctness judge on each (the question
+    from `sample.source.question`, the reference from `sample.target`), one call per entry of `judge_requests`."""
+    prompts = [s.input for s in samples]
+    answers = cached_answers(model, prompts, max_tokens)
+    items = [Judged({"question": s.source.question, "gold_answer": s.target}, None if a is None else {"answer": a})
+             for s, a in zip(samples, answers)]
+    return [planned_replies(notebook, experiment, stage, model, prompts, max_tokens, reuse_prefix),
+            planned_judges(notebook, experiment, "judge", judge, "judge_correct", ("answer",), items, stage, model,
+                           max_tokens, judge_requests, judge_budget)]

@@ -1,0 +1,86 @@
+"""Later stages in a plan: prompts that quote what an earlier stage writes are priced by their own template
+(counted) with stand-in slots, replies at the declared budget until a run of the experiment has measured them."""
+
+import ast
+import json
+
+import pandas as pd
+import pytest
+from lclab import paths
+from lclab.models import count_prompt_tokens, count_tokens
+from lclab.planning.stages import Judged, measured, planned_judges, reply_tokens, template_prompt_tokens
+from lclab.prompts import render
+
+MODEL = "local/qwen2.5-coder-0.5b"  # counted by its vocabulary, or approximately before it is fetched; never loaded
+
+
+def earlier_run(name: str, parameters: dict, stages: dict[str, tuple[int, int, int, int]]) -> None:
+    """A finished run folder of depth_sweep with an accounting log: stage -> (calls, hits, prompt, completion)."""
+    folder = paths.RESULTS / "depth_sweep" / name
+    folder.mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({"experiment": "depth_sweep", "parameters": parameters}))
+    rows = [{"invocation": "t", "status": "finished", "stage": s, "calls": c, "cache_hits": h, "prompt_tokens": p,
+             "completion_tokens": o if c else 0, "cached_prompt_tokens": 0,
+             "cached_completion_tokens": 0 if c else o} for s, (c, h, p, o) in stages.items()]
+    pd.DataFrame(rows).to_csv(folder / "accounting_log.csv", index=False)
+
+
+def test_replies_are_priced_at_the_budget_until_a_run_measured_them():
+    assert reply_tokens("depth_sweep", "answer", MODEL, 64) == (64.0, "budget")
+    earlier_run("a", {"model": MODEL, "judge_model": "local/qwen2.5-coder-1.5b"},
+                {"answer": (10, 0, 5_000, 120), "judge": (10, 0, 1_500, 80)})
+    earlier_run("b", {"model": MODEL}, {"answer": (0, 10, 0, 80)})  # a warm rerun: its replies from the cache
+    earlier_run("c", {"model": "openai/other@http://127.0.0.1:1/v1"}, {"answer": (10, 0, 5_000, 640)})
+    seen = measured("depth_sweep", "answer", MODEL)
+    assert (seen.calls, seen.runs, seen.completion, seen.prompt) == (20, 2, 10.0, 250.0)  # not run c: another model
+    assert reply_tokens("depth_sweep", "answer", MODEL, 64) == (10.0, "measured in 2 runs")
+    assert reply_tokens("depth_sweep", "answer", MODEL, 4)[0] == 4.0  # never above what the run may write
+    assert measured("depth_sweep", "judge", "local/qwen2.5-coder-1.5b").completion == 8.0
+    assert measured("context_vs_rag", "answer", MODEL) is None
+
+
+def test_a_template_with_a_stand_in_slot_counts_as_the_filled_prompt():
+    answer = "The crossing opens at dawn, after the ferry from the northern bank has docked."
+    known = {"question": "When does the crossing open?", "gold_answer": "At dawn."}
+    full = count_prompt_tokens(MODEL, render("judge_correct", answer=answer, **known))
+    priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": count_tokens(MODEL, answer)}, **known)
+    assert abs(priced - full) <= 2  # a token may merge across the slot's edge
+    with pytest.raises(KeyError, match="no field"):
+        template_prompt_tokens(MODEL, "judge_correct", {"passages": 10})
+
+
+def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
+    known = {"question": "When does the crossing open?", "gold_answer": "At dawn."}
+    exact = render("judge_correct", answer="At dawn.", **known)
+    got = planned_judges("nb", "depth_sweep", "judge", MODEL, "judge_correct", ("answer",),
+                         [Judged(known, {"answer": "At dawn."}), Judged(known)], "answer", MODEL, 64,
+                         [{"response_format": "json"}], 32)
+    priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": 64}, **known)
+    assert got["calls"] == 2 and got["cached"] == 0
+    assert got["prompt_tokens"] == round(count_prompt_tokens(MODEL, exact) + priced)
+    assert "estimated" in got["stage"] and got["completion_tokens"] == 64  # two verdicts at the 32-token budget
+
+
+def test_no_experiment_plans_with_token_arithmetic_of_its_own():
+    """Plans count prompts and read budgets the runs send; no experiment keeps its own tokens-per-thing figures."""
+    found = []
+    for path in sorted((paths.REPO / "lib" / "lclab").glob("*/experiment.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "CHARS_PER_TOKEN" for a in node.names):
+                found.append(f"{path.parent.name}: imports CHARS_PER_TOKEN")
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and "TOKENS" in t.id for t in node.targets):
+                found.append(f"{path.parent.name}: {ast.unparse(node)}")
+    assert found == []
+
+
+def test_a_run_files_only_registered_experiments_and_a_folder_registers_under_its_own_name(monkeypatch):
+    from lclab.experiments import Experiment, RegistrationError, register
+    from lclab.runs.runner import Run
+
+    with pytest.raises(KeyError, match="no experiment 'nli_eval'"):
+        Run("nli_eval", "old-name")
+    assert Run("nli", "x").dir == paths.RESULTS / "nli" / "x"
+    namespace = {"__name__": "lclab.nli.experiment", "register": register, "Experiment": Experiment}
+    with pytest.raises(RegistrationError, match="name it 'nli'"):
+        exec("register(Experiment(name='nli_eval', notebook='05_nli_answer_eval'))", namespace)
