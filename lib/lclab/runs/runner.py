@@ -147,7 +147,7 @@ class Run:
         self.experiment = self.spec.name
         self.run_name = run_name
         self.parameters = dict(parameters or {})
-        self.dir = run_dir(experiment, run_name)
+        self.dir = run_dir(self.experiment, run_name)
         self.resumed = 0  # trials found finished in the item logs
         self.ran = 0  # trials run now
         self._failures: dict = {}  # failed items and the first error, once the result is known
