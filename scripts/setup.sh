@@ -41,36 +41,51 @@ fi
 # Xeons a native build (AVX-512 + AMX) segfaults in batched decoding, and an
 # AVX2 build runs on any x86-64 CPU of the last decade. Override for CUDA, Metal
 # or a native build with LCLAB_LLAMA_CMAKE_ARGS (and a fresh LCLAB_WHEEL_DIR).
+#
+# --llama-server also builds llama.cpp's own HTTP server (tools/server of the same llama.cpp), for the tests that
+# count tokens against a real llama-server. It is built in the wheel's own build tree, so ggml and llama are
+# compiled once for both (the server alone then takes ~3 min, not the ~6 of a separate build); it links the
+# tree's shared libraries, copied beside it.
 LLAMA_VERSION=0.3.36
 WHEELS=${LCLAB_WHEEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lclab/wheels}
+SERVER_DIR="$WHEELS/../bin/llama-server-$LLAMA_VERSION"
 CMAKE_FLAGS=${LCLAB_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF}
-if ! ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
-  echo "setup: compiling llama.cpp (llama-cpp-python $LLAMA_VERSION) once; ~5 min on 2 cores"
-  mkdir -p "$WHEELS"
-  CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
-    --disable-pip-version-check --no-deps --no-cache-dir -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
-fi
-
-# llama.cpp's own HTTP server (tools/server of the same llama.cpp), for the tests that count tokens and spread
-# requests over replicas against a real llama.cpp server: built once into a static binary beside the wheel.
+need_wheel=no need_server=no
+ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || need_wheel=yes
 if [ "${1:-}" = "--llama-server" ]; then
   shift
-  SERVER="$WHEELS/../bin/llama-server-$LLAMA_VERSION"
-  if [ ! -x "$SERVER" ]; then
-    echo "setup: compiling llama.cpp's llama-server once; ~7 min on 2 cores"
-    src=$(mktemp -d)
-    "$VENV/bin/python" -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
-      "llama-cpp-python==$LLAMA_VERSION" -d "$src"
-    tar xzf "$src"/llama_cpp_python-*.tar.gz -C "$src"
+  [ -x "$SERVER_DIR/llama-server" ] || need_server=yes
+fi
+if [ $need_wheel = yes ] || [ $need_server = yes ]; then
+  what="llama.cpp (llama-cpp-python $LLAMA_VERSION)"
+  [ $need_server = yes ] && what="$what and its llama-server"
+  echo "setup: compiling $what once; ~5 min on 2 cores$([ $need_server = yes ] && echo ", ~3 more for the server")"
+  tree=$(mktemp -d)
+  trap 'rm -rf "$tree"' EXIT
+  "$VENV/bin/python" -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
+    "llama-cpp-python==$LLAMA_VERSION" -d "$tree"
+  tar xzf "$tree"/llama_cpp_python-*.tar.gz -C "$tree"
+  src=$(echo "$tree"/llama_cpp_python-*/)
+  mkdir -p "$WHEELS"
+  # A wheel built only for the server's sake goes to the tree (the one in $WHEELS is the same build).
+  out="$WHEELS"; [ $need_wheel = yes ] || out="$tree/wheel"
+  CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
+    --disable-pip-version-check --no-deps --no-cache-dir -C build-dir="$tree/build" -w "$out" "$src"
+  if [ $need_server = yes ]; then
+    # The tools folder brings its own mtmd (LLAVA_BUILD off: the wheel's would be a second copy); the server's
+    # web page is left out, and the binary finds its libraries beside it ($ORIGIN).
     # shellcheck disable=SC2086  # the flags are words
-    cmake -S "$src"/llama_cpp_python-*/vendor/llama.cpp -B "$src/build" $CMAKE_FLAGS -DCMAKE_BUILD_TYPE=Release \
-      -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF \
-      -DLLAMA_BUILD_SERVER=ON > "$src/cmake.log"
-    cmake --build "$src/build" --target llama-server -j "$(nproc)" > "$src/build.log"
-    mkdir -p "$(dirname "$SERVER")"
-    cp "$src/build/bin/llama-server" "$SERVER"
-    rm -rf "$src"
+    cmake -S "$src" -B "$tree/build" $CMAKE_FLAGS -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAVA_BUILD=OFF \
+      -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DCMAKE_BUILD_RPATH='$ORIGIN' > "$tree/cmake.log" 2>&1 \
+      || { tail -n 40 "$tree/cmake.log" >&2; exit 1; }
+    cmake --build "$tree/build" --target llama-server -j "$(nproc)" > "$tree/build.log" 2>&1 \
+      || { tail -n 40 "$tree/build.log" >&2; exit 1; }
+    built=$(dirname "$(find "$tree/build" -name llama-server -type f -perm -u+x | head -n1)")
+    rm -rf "$SERVER_DIR" && mkdir -p "$SERVER_DIR"
+    cp -P "$built"/llama-server "$built"/lib*.so* "$SERVER_DIR"/
   fi
+  rm -rf "$tree"
+  trap - EXIT
 fi
 
 extras="test"

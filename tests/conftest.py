@@ -32,6 +32,20 @@ def isolated(tmp_path, monkeypatch):
     ACCOUNTING.reset()
 
 
+@pytest.fixture(scope="session")
+def embedding_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("embeddings")
+
+
+@pytest.fixture
+def shared_embeddings(embedding_cache, monkeypatch):
+    """One embedding cache for the tests that use it (a vector depends only on the model and the text): the
+    Paul Graham corpus is embedded once per session, not by every run that indexes or ranks it. Tests that count
+    what a cold cache embeds do not use it. Kernels and child processes inherit it through the environment."""
+    monkeypatch.setenv("LCLAB_EMBEDDING_CACHE_DIR", str(embedding_cache))
+    return embedding_cache
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -19,7 +19,8 @@ REPO = Path(__file__).resolve().parents[1]
 BUGS = ("KeyError", "TypeError", "AttributeError", "IndexError", "NameError", "ValueError: cannot")
 
 
-def test_every_experiment_ends_a_run_whose_calls_all_fail_with_its_status_and_first_error(tmp_path):
+def test_every_experiment_ends_a_run_whose_calls_all_fail_with_its_status_and_first_error(tmp_path,
+                                                                                         shared_embeddings):
     # 08 compares finished runs and calls no model; every other registered experiment is run.
     notebooks = [e.notebook_stem for e in experiments() if e.name != "compare"]
     assert len(notebooks) >= 9

@@ -25,7 +25,7 @@ def test_a_shared_haystack_is_one_set_of_distractors_for_every_pair_ordered_for_
     assert len(prefixes) == 1 and all(count(t.prompt) <= 700 for t in trials)
 
 
-def test_similar_distractors_are_closer_to_the_question_than_random_ones():
+def test_similar_distractors_are_closer_to_the_question_than_random_ones(shared_embeddings):
     result = run_depth_sweep(**SWEEP, n_qa=2, context_tokens=[600], depths=[50], run_name="similar",
                              distractors=["random", "similar"])
     table = result.tables["by_distractors"].set_index("distractors")

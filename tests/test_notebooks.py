@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 @pytest.fixture
-def outputs(tmp_path, monkeypatch):
+def outputs(tmp_path, monkeypatch, shared_embeddings):
     # The kernel is a separate process: redirect its outputs through the environment.
     monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path / "out"))
     return tmp_path / "out"
@@ -120,6 +120,13 @@ def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
     quality = pd.read_csv(out / "answer_quality.csv")
     assert set(quality["measure"]) == {"answer equals reference (judge)", "answer relevance",
                                        "faithfulness to retrieved chunks"}
+    # Claim diagnostics: every question has its claims or says why not; each metric over the questions where it
+    # is defined, the others counted.
+    assert all(isinstance(r.reference_claims, list) and r.reference_claims or isinstance(r.claims_error, str)
+               for r in items.itertuples())
+    claims = pd.read_csv(out / "claim_metrics.csv")
+    assert len(claims) == 11 and (claims["n"] + claims["undefined"] == len(items)).all()
+    assert claims["mean"].dropna().between(0, 1).all() and claims.loc[claims["metric"] == "recall", "n"].item() > 0
     assert (outputs / "figures" / "rag_validation_smoke.png").stat().st_size > 10_000
 
 

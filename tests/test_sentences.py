@@ -1,6 +1,6 @@
 """Sentence conversion (seed 003): each rule on its own, then the whole conversion."""
 
-from lclab.nli.sentences import MAX_CHARS, last_sentence, merge_short, split_long, to_sentences
+from lclab.text.sentences import MAX_CHARS, last_sentence, merge_short, split_long, to_sentences
 
 
 def test_punkt_splits_sentences_without_breaking_on_abbreviations_and_runs_offline():

@@ -41,7 +41,10 @@ DIMENSION_PROBE = "dimension probe"  # the text a vector store's dimension is re
 
 
 def embedding_cache_dir() -> Path:
-    return llm_cache_dir() / "embeddings"
+    """$LCLAB_EMBEDDING_CACHE_DIR, else `embeddings/` in the model-call cache. A vector depends only on the
+    embedder and the text, so one folder can serve several call caches (the test suite's runs share one)."""
+    shared = os.environ.get("LCLAB_EMBEDDING_CACHE_DIR")
+    return Path(shared) if shared else llm_cache_dir() / "embeddings"
 
 
 class Embedder:

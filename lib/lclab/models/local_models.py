@@ -156,12 +156,13 @@ def resolve_local(name_or_path: str) -> Path:
 
 
 def llama_server_binary() -> Path:
-    """Where scripts/setup.sh --llama-server puts llama.cpp's own HTTP server (beside the llama.cpp wheel)."""
+    """Where scripts/setup.sh --llama-server puts llama.cpp's own HTTP server (a folder beside the llama.cpp
+    wheel, with the shared libraries it links)."""
     import importlib.metadata
 
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     wheels = Path(os.environ.get("LCLAB_WHEEL_DIR", cache / "lclab" / "wheels"))
-    return wheels.parent / "bin" / f"llama-server-{importlib.metadata.version('llama-cpp-python')}"
+    return wheels.parent / "bin" / f"llama-server-{importlib.metadata.version('llama-cpp-python')}" / "llama-server"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Notebook 05, NLI-based answer evaluation (seed 003): does an LLM checking answers sentence by sentence
-agree with the maintainer's entailment labels, and what does each configuration cost?
+agree with the maintainer's entailment labels, and what does each configuration cost? (Its sentence split is
+shared: lclab.text.sentences; its one-token verdict too: lclab.scoring.entailment.)
 
-    sentences.py  Punkt sentence conversion (long sentences cut, short ones merged)
     items.py      an item, its sentences and the three premise/hypothesis pairs; request order
     pipeline.py   the model calls: pronoun replacement, fact-level NLI, refusal tagging
     run.py        one configuration through the trial runner, in two timed stages

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .sentences import last_sentence, to_sentences
+from ..text.sentences import last_sentence, to_sentences
 
 DIRECTIONS = ("context_answer", "gt_answer", "answer_gt")
 DIRECTION_NAMES = {"context_answer": "context → answer", "gt_answer": "ground truth → answer",

@@ -1,6 +1,6 @@
 """NLI-based answer evaluation (seed 003): the model calls, one function per step.
 
-Sentence conversion (`lclab.nli.sentences`), then:
+Sentence conversion (`lclab.text.sentences`), then:
 
 - pronoun replacement in the answer's and the ground truth's sentences, up to
   16 sentences per prompt, with the count checked;

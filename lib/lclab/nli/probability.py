@@ -6,20 +6,20 @@ first in the prompt, so calls sharing a premise reuse it from llama.cpp's KV cac
 from __future__ import annotations
 
 from ..prompts import render
+from ..scoring.entailment import entailment_prompt, p_supported
 from ..scoring.logprob import score
 from .pipeline import ENTAILED, Verdict
 
 
 def probability_prompt(premise: str, hypothesis: str, document: str | None = None) -> str:
     """The exact prompt of one hypothesis in the probability variant: the premise first (shared prefix)."""
-    source = render("nli_premise_source", document=document) + "\n" if document else ""
-    return render("nli_probability", source=source, premise=premise, hypothesis=hypothesis)
+    return entailment_prompt(premise, hypothesis, document)
 
 
 def score_hypothesis(model: str, premise: str, hypothesis: str, document: str | None = None,
                      cache_tag: str | None = None) -> Verdict:
     """One fact: the hypothesis, tagged by the sampled token, with p(supported) from the first-token logprobs."""
-    read = score(model, probability_prompt(premise, hypothesis, document), stage="nli", cache_tag=cache_tag)
+    read = p_supported(model, premise, hypothesis, stage="nli", document=document, cache_tag=cache_tag)
     if read.score is None:
         return Verdict(facts=[], refusal=None)  # no estimate: counted as unscored, never as a 0
     tag = ENTAILED if read.sampled == "1" else "not supported"

@@ -5,11 +5,12 @@ from __future__ import annotations
 from ..experiments import Experiment, Series, register
 from ..paths import repo_path
 from ..planning.plan import planned_answers, planned_embeddings
-from ..planning.stages import estimated, reply_tokens, template_prompt_tokens, text_tokens
+from ..planning.stages import estimated, named, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS, sample_passages
 from ..qa.planned import planned_generation
 from ..retrieval.chunking import Chunker
+from ..scoring.claims import CHECK_STAGE, CLAIMS_PER_TEXT, CLAIMS_TOKENS
 from ..scoring.judges import JUDGE_MAX_TOKENS
 from ..scoring.logprob import TOP_LOGPROBS
 from ..text.corpus import Document, load_corpus
@@ -55,6 +56,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
         verdict, said = reply_tokens(EXPERIMENT, stage, judge, JUDGE_MAX_TOKENS)
         rows.append(estimated(notebook, stage, judge, [template_prompt_tokens(judge, template, s) for s in slots]
                               * samples, verdict, said))
+    if p.get("claim_metrics", True):
+        rows += planned_claims(notebook, judge, tokens, answer, passages / p["answer_k"], p["answer_k"])
     if p.get("judge_labelled_texts", True):  # known before the run: counted exactly, looked up as the judge asks
         rows += planned_answers(notebook, "judge, labelled texts", judge, [s.input for s in labelled_samples()],
                                 JUDGE_MAX_TOKENS, response_format="json", logprobs=True, top_logprobs=TOP_LOGPROBS)
@@ -62,6 +65,21 @@ def plan(notebook: str, p: dict) -> list[dict]:
     rows.insert(0, planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(multi["question"]),
                                       unknown=p["n_single"]))
     return rows
+
+
+def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float, chunk: float, k: int) -> list[dict]:
+    """The claim diagnostics by their templates: two extraction calls per question (the answer, the reference), then
+    one check per claim of either text against the other text and each of the k chunks the answer read, at
+    CLAIMS_PER_TEXT claims a text (how many there will be is the extraction's to say)."""
+    said = reply_tokens(EXPERIMENT, "claims", judge, CLAIMS_TOKENS)
+    extraction = [template_prompt_tokens(judge, "claim_extraction", {"question": t["question"], "sentences": text},
+                                         n="2") for t in tokens for text in (answer, t["answer"])]
+    claim = said[0] / CLAIMS_PER_TEXT
+    checks = [template_prompt_tokens(judge, "nli_probability", {"premise": premise, "hypothesis": claim}, source="")
+              for t in tokens for premise in (answer, t["answer"], *[chunk] * (2 * k)) for _ in range(CLAIMS_PER_TEXT)]
+    return [estimated(notebook, "claims", judge, extraction, *said),
+            named(estimated(notebook, CHECK_STAGE, judge, checks, 1, "one token"),
+                  f"{CHECK_STAGE}, {CLAIMS_PER_TEXT} claims a text assumed")]
 
 
 EXPERIMENT_SPEC = register(Experiment(

@@ -34,4 +34,8 @@ class Parameters:
         True,
         "True has the judge also read every labelled relevance and faithfulness text (data/judge_labels), so "
         "its cards hold labels of both classes")
+    claim_metrics: bool = param(
+        True,
+        "True cuts every answer and reference into claims and checks each against the other and the chunks the "
+        "answer read (RAGChecker's metrics, by the judge model; one-token checks)")
     run_name: str = param("default", "results/rag_validation/<run_name>/, figures/rag_validation_<run_name>.png")

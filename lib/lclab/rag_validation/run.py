@@ -10,7 +10,9 @@
 5. Answer from the top `answer_k` chunks; judge the answer against the reference
    (the seed's judge), for relevance to the question, and for faithfulness to the
    retrieved chunks.
-6. Have the same judge read the labelled relevance and faithfulness texts
+6. Claim-level diagnostics (`claim_metrics`): the response and the reference cut into claims, each checked
+   against the other text and every chunk the answer read, giving RAGChecker's metrics (lclab.scoring.claims).
+7. Have the same judge read the labelled relevance and faithfulness texts
    (`labelled_texts`), so its cards hold labels of both classes.
 """
 
@@ -30,6 +32,7 @@ from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
+from ..scoring.claims import claim_columns, claim_metrics_table
 from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
 from ..scoring.reliability import card_notes, cards, judged_card
 from ..text.corpus import Document, load_corpus
@@ -84,10 +87,21 @@ def judge_answer(judge_model: str, question: str, response: str, gold: str, pass
     return {**verdicts, "error": "; ".join(errors) or None}
 
 
+def claims_step(judge_model: str, chunks: list[Chunk], answer_k: int, workers: int) -> Step:
+    """The claim diagnostics of an answered question, against the chunks its answer read (lclab.scoring.claims)."""
+    text = {c.chunk_id: c.text for c in chunks}
+
+    def claims(s: Sample, row: dict) -> dict:
+        read = [text[i] for i in row["retrieved"][:answer_k]]
+        return claim_columns(judge_model, s.input, row["response"], s.target, read)
+
+    return Step("claims", claims, workers)
+
+
 def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
                        n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
-                       judge_labelled_texts: bool = True) -> Result:
+                       judge_labelled_texts: bool = True, claim_metrics: bool = True) -> Result:
     if answer_k > max_k:
         raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
@@ -117,12 +131,14 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
         def judge(s: Sample, row: dict) -> dict:
             return judge_answer(judge_model, s.input, row["response"], s.target, row["passages"], self_consistency)
 
+        steps = [Step("retrieve+answer", answer, max_workers), Step("judge", judge, max_workers)]
+        steps += [claims_step(judge_model, chunks, answer_k, max_workers)] if claim_metrics else []
         items = run.trials(
             prepare(questions), log=run.log(KEY),
             key=lambda s: (s.id, fingerprint(settings, s.input, s.target, s["relevant_chunks"])),
             describe=lambda s: {"set": s["set"], "question": s.input, "reference": s.target,
                                 "relevant_chunks": s["relevant_chunks"], "model": model, "judge_model": judge_model},
-            steps=[Step("retrieve+answer", answer, max_workers), Step("judge", judge, max_workers)])
+            steps=steps)
         curves = retrieval_curves(items, max_k)
         notes = [
             index_note(len(chunks), index, indexing),
@@ -134,11 +150,12 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
         notes += card_notes(reliability)
         single = curves[(curves["set"] == "single") & (curves["k"] == answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}
-        return run.result(seed_numbers(curves), items=items, notes=notes,
+        tables = {"retrieval_curves": curves, "answer_quality": answer_quality(items), "reliability": reliability}
+        if claim_metrics:
+            tables["claim_metrics"] = claim_metrics_table(items, "qa_id", "questions")
+        return run.result(seed_numbers(curves), items=items, notes=notes, tables=tables,
                           headline=headline(f"single-chunk recall@{answer_k}", first.get("recall"),
-                                            first.get("recall_lo"), first.get("recall_hi")),
-                          tables={"retrieval_curves": curves, "answer_quality": answer_quality(items),
-                                  "reliability": reliability})
+                                            first.get("recall_lo"), first.get("recall_hi")))
 
 
 def index_note(n_chunks: int, index, ix) -> str:

@@ -2,6 +2,8 @@
 
     judges.py       LLM judges: one-token yes/no verdicts with their probability
     logprob.py      logprob-weighted scores from one-token distributions
+    entailment.py   the one-token entailment verdict, p(supported) (05's hypotheses, 06's claims)
+    claims.py       claim-level RAG diagnostics: RAGChecker's metrics from claims and entailment verdicts
     baselines.py    judge-free baselines (string match, content-word overlap)
     reliability.py  reliability cards: agreement with labels, κ, AUC, against a baseline
     labelling.py    labelling sheets for a run, and importing the labels (python -m lclab.scoring.labelling)

@@ -16,7 +16,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     lengths, _ = within_window(p["model"], p["context_tokens"], p["max_answer_tokens"],
                                p.get("beyond_window", "refuse"))
     samples = build_samples(p["model"], p["tasks"], lengths, p["depths"], p["n_samples"], p["seed"], p["corpus"],
-                            p["value_kinds"], p["qa_path"], workers=p.get("max_workers", 1))
+                            p["value_kinds"], p["qa_path"], workers=p.get("max_workers", 1), progress=False)
     beyond = [n for n in p["context_tokens"] if n not in lengths]
     stage = "answer (no judge)" + (f"; {beyond} left out: beyond the window" if beyond else "")
     rows = [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples],

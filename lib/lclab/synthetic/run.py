@@ -36,7 +36,8 @@ KEY = ("sample_id", "fingerprint")
 
 
 def build_samples(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
-                  seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1) -> list[Sample]:
+                  seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1,
+                  progress: bool = True) -> list[Sample]:
     """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered:
     one haystack at a time, so prompts sharing a prefix follow each other (or go out together when several are
     in flight to a server with a prefix cache). `workers` haystacks are built at once: a served model's token
@@ -59,7 +60,8 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
         return sorted(samples, key=lambda s: s.input)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        built = list(tqdm(pool.map(one_haystack, haystacks), total=len(haystacks), desc="building samples"))
+        built = list(tqdm(pool.map(one_haystack, haystacks), total=len(haystacks), desc="building samples",
+                          disable=not progress))  # a plan prints its table and nothing else
     return [s for samples in built for s in samples]
 
 
