@@ -1,9 +1,9 @@
 """Claim-level diagnostics of a RAG answer, after RAGChecker (Ru et al. 2024, amazon-science/RAGChecker).
 
 An item carries a question, the model's response, the reference (ground-truth) answer and the chunks the
-generator read. Both texts are cut into claims (the lab's sentence split, `lclab.text.sentences`, then one extraction call: the
-`claim_extraction` prompt, cached like every call), and every claim is checked with 05's one-token verdict
-(`entailment.py`: p(supported), entailed when >= 0.5):
+generator read. Both texts are cut into claims (the lab's sentence split, `lclab.text.sentences`, then one
+extraction call: the `claim_extraction` prompt, cached like every call), and every claim is checked with 05's
+one-token verdict (`entailment.py`: p(supported), entailed when >= 0.5):
 
     response claims  against the reference        -> precision            (RAGChecker's answer2response)
     reference claims against the response         -> recall               (response2answer)
@@ -175,5 +175,5 @@ def claim_columns(model: str, question: str, response: str, reference: str, chun
             "claims_error": f"{unread} claim checks had no readable verdict" if unread else None}
 
 
-__all__ = ["CHECK_STAGE", "CLAIMS_PER_TEXT", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claim_columns", "claim_metrics_table",
-           "extract_claims", "extraction_prompt", "item_metrics"]
+__all__ = ["CHECK_STAGE", "CLAIMS_PER_TEXT", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims",
+           "claim_columns", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]
