@@ -59,3 +59,11 @@ def test_the_extraction_prompt_numbers_the_sentences_and_an_empty_text_asks_noth
     prompt = extraction_prompt("Who?", "Ada wrote the notes. She was born in 1815.")
     assert "1. Ada wrote the notes." in prompt and "2. She was born in 1815." in prompt and '"Who?"' in prompt
     assert extraction_prompt("Who?", "   ") is None
+
+
+def test_questions_without_claims_are_named_in_the_runs_notes():
+    from lclab.rag_validation.run import claims_note
+
+    items = pd.DataFrame({"qa_id": ["a", "b", "c"], "claims_error": [None, "claim extraction: no JSON", None]})
+    assert claims_note(items) == ["claims: 1 of 3 questions without claim metrics (b: claim extraction: no JSON)"]
+    assert claims_note(items.assign(claims_error=None)) == []

@@ -147,7 +147,7 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
         reliability = answer_cards(items, judge_model, run if judge_labelled_texts else None, max_workers)
-        notes += card_notes(reliability)
+        notes += card_notes(reliability) + (claims_note(items) if claim_metrics else [])
         single = curves[(curves["set"] == "single") & (curves["k"] == answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}
         tables = {"retrieval_curves": curves, "answer_quality": answer_quality(items), "reliability": reliability}
@@ -156,6 +156,14 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
         return run.result(seed_numbers(curves), items=items, notes=notes, tables=tables,
                           headline=headline(f"single-chunk recall@{answer_k}", first.get("recall"),
                                             first.get("recall_lo"), first.get("recall_hi")))
+
+
+def claims_note(items: pd.DataFrame) -> list[str]:
+    """Which questions have no claim diagnostics, and why (they are left out of claim_metrics, never scored 0)."""
+    failed = items[items["claims_error"].notna()] if "claims_error" in items else items.iloc[:0]
+    return [f"claims: {len(failed)} of {len(items)} questions without claim metrics ("
+            + "; ".join(f"{r.qa_id}: {str(r.claims_error)[:120]}" for r in failed.head(3).itertuples())
+            + (", ..." if len(failed) > 3 else "") + ")"] if len(failed) else []
 
 
 def index_note(n_chunks: int, index, ix) -> str:
