@@ -88,13 +88,13 @@ def check_claims(model: str, response_claims: list[str], reference_claims: list[
     def p(premise: str, claim: str):
         return p_supported(model, premise, claim, stage=CHECK_STAGE, cache_tag=cache_tag).score
 
-    by_chunk_ref = [[p(chunk, c) for c in reference_claims] for chunk in chunks]
-    by_chunk_resp = [[p(chunk, c) for c in response_claims] for chunk in chunks]
+    # One chunk at a time, both texts' claims against it: each premise is read once into the KV cache.
+    by_chunk = [([p(chunk, c) for c in reference_claims], [p(chunk, c) for c in response_claims]) for chunk in chunks]
     return ClaimChecks(
         response_vs_reference=[p(reference, c) for c in response_claims],
         reference_vs_response=[p(response, c) for c in reference_claims],
-        reference_vs_chunks=[list(row) for row in zip(*by_chunk_ref)] if chunks else [[] for _ in reference_claims],
-        response_vs_chunks=[list(row) for row in zip(*by_chunk_resp)] if chunks else [[] for _ in response_claims])
+        reference_vs_chunks=[[ref[i] for ref, _ in by_chunk] for i in range(len(reference_claims))],
+        response_vs_chunks=[[resp[i] for _, resp in by_chunk] for i in range(len(response_claims))])
 
 
 def _mean(values) -> float:
