@@ -1,5 +1,7 @@
 """Synthetic long-context tasks: exact budgets in the model's tokens, seeded samples, hand-checked scores."""
 
+import math
+
 import pytest
 from conftest import SMALL_MODEL
 from lclab.models import count_prompt_tokens
@@ -100,3 +102,62 @@ def test_beyond_window_takes_refuse_or_skip_only():
     with pytest.raises(ValueError, match="beyond_window='drop': use 'refuse' or 'skip'"):
         within_window(SMALL_MODEL, [500], 16, "drop")
     assert within_window(SMALL_MODEL, [500, 1000], 16, "refuse") == ([500, 1000], None)  # 8,192-token window
+
+
+def test_association_needles_share_no_content_word_with_their_question_and_the_literal_control_does():
+    from lclab.scoring.baselines import content_overlap, content_words
+    from lclab.synthetic.associations import needle_set
+
+    pairs, names = needle_set()
+    assert len(pairs) >= 12 and len(set(pairs["pair_id"])) == len(pairs)
+    for r in pairs.itertuples():
+        for name in names[:3]:
+            assert content_overlap(r.question, r.needle.format(name=name)) == 0, r.pair_id
+            shared = content_words(r.question) & content_words(r.literal.format(name=name))
+            assert r.keyword.lower().split()[0] in shared, r.pair_id
+
+
+def test_both_association_tasks_read_the_same_name_in_the_same_haystack_and_record_the_overlap():
+    built = samples(tasks=["association", "association_literal"], context_tokens=[600], depths=[50], n_samples=3)
+    by = {(s["task"], s["cluster"].rsplit("-", 1)[1]): s for s in built}
+    for i in "012":
+        hidden, literal = by["association", i], by["association_literal", i]
+        assert hidden.target == literal.target and hidden.target[0] in hidden.input
+        assert hidden["needle"] in hidden.input and literal["needle"] in literal.input
+        assert hidden["question_overlap"] == 0 < literal["question_overlap"]
+        # nothing else in the haystack names a character of the set or the question's keyword
+        from lclab.synthetic.associations import needle_set
+
+        pairs, names = needle_set()
+        text = hidden.input.replace(hidden["needle"], "")
+        assert not any(n in text for n in names)
+    assert len({s.target[0] for s in built}) > 1  # names are drawn, not fixed
+
+
+def test_an_unanswerable_haystack_leaves_out_the_asked_needles_and_every_prompt_of_the_run_says_what_to_reply():
+    from lclab.synthetic.run import IF_ABSENT
+
+    built = samples(tasks=["needle_multikey", "qa", "association", "variables"], context_tokens=[600],
+                    depths=[50], n_samples=2, unanswerable_share=0.34)
+    absent = [s for s in built if not s["answerable"]]
+    assert {s["task"] for s in absent} == {"needle_multikey", "qa", "association"}  # variables cannot be
+    assert all(s.target == [] and s["metric"] == "abstain" and s["cluster"].endswith("-2") for s in absent)
+    multikey = next(s for s in absent if s["task"] == "needle_multikey")
+    asked_for = next(s for s in built if s["task"] == "needle_multikey" and s["cluster"].endswith("-0"))
+    assert multikey.input.count("One of the special") == 3  # the asked needle gone, its three distractors kept
+    assert all(IF_ABSENT in s.input for s in built if s["task"] != "variables")
+    assert not any(IF_ABSENT in s.input for s in samples(tasks=["needle_multikey"], n_samples=1))
+    assert asked_for.target[0] in asked_for.input
+    assert score("It is not in the text.", [], "abstain").value == 1.0
+    assert score("4711", [], "abstain").value == 0.0
+
+
+def test_ruler_and_nolima_effective_lengths_by_hand():
+    from lclab.stats.effective_length import RULER_THRESHOLD, effective_length
+
+    weak = {1000: 0.6, 2000: 0.55, 4000: 0.3}  # relative: 85 % of 0.6 = 0.51 -> 2000; RULER's bar never met
+    assert effective_length(weak) == 2000
+    assert math.isnan(effective_length(weak, absolute=RULER_THRESHOLD))
+    strong = {1000: 1.0, 2000: 0.9, 4000: 0.86}  # relative bar 0.85 -> 4000; RULER's 0.856 -> 4000
+    assert effective_length(strong) == 4000 and effective_length(strong, absolute=RULER_THRESHOLD) == 4000
+    assert effective_length({1000: 1.0, 2000: 0.85, 4000: 0.9}, absolute=RULER_THRESHOLD) == 1000

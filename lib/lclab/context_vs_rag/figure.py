@@ -38,3 +38,31 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path, meta: d
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 1.06), ncol=len(labels))
     return save_figure(fig, path, title, meta)
+
+
+def frontier_figure(frontier: pd.DataFrame, title: str, path: Path, meta: dict | None = None):
+    """Accuracy against tokens read per question: long context at each noise level (a line, shortest set first),
+    RAG at each k on the fullest sets (a line), Self-Route (one point); 95 % cluster t intervals over QA pairs."""
+    fig, ax = plt.subplots(figsize=(PAGE * 0.6, 3.0))
+    top = frontier["noise_pct"].max() if len(frontier) else None
+    groups = {"long context (each noise level)": frontier[frontier["method"] == "long_context"],
+              "RAG at k (fullest sets)": frontier[frontier["method"].str.startswith("rag")
+                                                  & (frontier["noise_pct"] == top)],
+              "Self-Route": frontier[frontier["method"] == "self_route"]}
+    for (label, part), style in zip(groups.items(), ("o-", "s-", "*")):
+        part = part.dropna(subset=["accuracy"]).sort_values("tokens_read")
+        if part.empty:
+            continue
+        yerr = [(part["accuracy"] - part["lo"]).fillna(0), (part["hi"] - part["accuracy"]).fillna(0)]
+        ax.errorbar(part["tokens_read"], part["accuracy"], yerr=yerr, fmt=style, capsize=3, label=label,
+                    markersize=9 if style == "*" else 5)
+        for r in part.itertuples():
+            if r.method.startswith("rag") and pd.notna(r.k):
+                ax.annotate(f"k={r.k:g}", (r.tokens_read, r.accuracy), textcoords="offset points", xytext=(4, -9),
+                            fontsize=6)
+    n = int(frontier["qa_pairs"].max()) if len(frontier) else 0
+    ax.set(ylim=(-0.05, 1.05), xlabel="prompt tokens read per question", ylabel="judge accuracy",
+           title=f"accuracy vs tokens read ({n} QA pairs, 95 % CI)")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=6, loc="lower right")
+    return save_figure(fig, path, title, meta)

@@ -38,4 +38,17 @@ class Parameters:
         False,
         "True also asks every QA pair with no context: the reading gain (with − without, paired by QA pair), and "
         "the results again on the pairs the model could not answer closed-book")
+    frontier_k: list = param(
+        [],
+        "(at least 1) more k for RAG on the fullest sets (highest noise level): the cost frontier, accuracy "
+        "against tokens read beside long context at every noise level; e.g. [1, 3, 5, 10]")
+    self_route: bool = param(
+        False,
+        "True adds Self-Route on the fullest sets: RAG first, the long context when the model replies that the "
+        "chunks do not answer; its accuracy, tokens and paired difference to long context")
+    unanswerable_share: float = param(
+        0.0,
+        "(0 to 0.9) share of unanswerable units: QA pairs asked again at every noise level above 0 with the "
+        "answer passage cut from the context and the index; above 0, every answer prompt says to reply \"not in "
+        "the text\" when the documents do not answer")
     run_name: str = param("default", "results/context_vs_rag/<run_name>/, figures/context_vs_rag_<run_name>.png")

@@ -4,6 +4,10 @@ For each validated QA pair, the distractors that fill the context budget are
 chosen once (seeded). At a noise level of p %, the first round(p % of them) join
 the answer document, so each level's set contains the previous one, as in the
 seed's "keep adding distractors". RAG indexes exactly that set.
+
+An unanswerable set (`unanswerable_share`) is a QA pair's set at a noise level above 0 with its answer passage
+cut out, from the long context and from the index alike; it is a unit of its own (`<qa_id>/absent`), since its
+pair is also asked with the passage.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import pandas as pd
 from ..models.embeddings import get_embedder
 from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import index_name, open_index
+from ..stats.abstention import unanswerable_count
 from ..text.context import budget_fillers
 from ..text.corpus import Document
 
@@ -30,10 +35,11 @@ class DocumentSet:
     answer_id: str
     noise_pct: int
     docs: tuple[Document, ...]  # answer + distractors, in the (shuffled) order of the long context
+    answerable: bool = True  # False: the answer passage was cut out (answer_id names what is missing)
 
     @property
     def n_distractors(self) -> int:
-        return len(self.docs) - 1
+        return len(self.docs) - (1 if self.answerable else 0)
 
 
 def n_at_level(noise_pct: float, n_max: int) -> int:
@@ -44,13 +50,22 @@ def n_at_level(noise_pct: float, n_max: int) -> int:
 
 
 def build_sets(qa: pd.DataFrame, pool: list[Document], context_tokens: int, noise_levels: list[int],
-               seed: int, count, count_text) -> list[DocumentSet]:
-    sets = []
-    for row, answer, _, full in budget_fillers(qa, pool, [context_tokens], seed, count, count_text):
+               seed: int, count, count_text, unanswerable_share: float = 0.0) -> list[DocumentSet]:
+    """Every pair's set at every level; then, with `unanswerable_share`, the first pairs' sets (in file order,
+    as many as the share asks for) again at every level above 0 without their answer passage."""
+    sets, absent = [], unanswerable_count(unanswerable_share, len(qa))
+    fillers = list(budget_fillers(qa, pool, [context_tokens], seed, count, count_text))
+    for row, answer, _, full in fillers:
         for level in noise_levels:
             docs = [answer, *full[: n_at_level(level, len(full))]]
             random.Random(f"{seed}:{row.qa_id}:{level}").shuffle(docs)
             sets.append(DocumentSet(row.qa_id, row.question, row.answer, answer.id, level, tuple(docs)))
+    for row, answer, _, full in [fillers[j % len(fillers)] for j in range(absent)]:
+        for level in [n for n in noise_levels if n > 0]:
+            docs = list(full[: n_at_level(level, len(full))])
+            random.Random(f"{seed}:{row.qa_id}:{level}:absent").shuffle(docs)
+            sets.append(DocumentSet(f"{row.qa_id}/absent", row.question, row.answer, answer.id, level, tuple(docs),
+                                    answerable=False))
     return sets
 
 

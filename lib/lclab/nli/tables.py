@@ -3,11 +3,10 @@ tables; the reliability cards of the fact tags and the refusal tags, each beside
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 
 from ..scoring.baselines import content_overlap
+from ..scoring.refusal import refusal_cue
 from ..scoring.reliability import card, cards
 from ..scoring.score_eval import separation_summary
 from ..stats import wilson_interval
@@ -17,12 +16,6 @@ from .items import DIRECTION_NAMES, DIRECTIONS
 # How a hypothesis is scored: the share of its facts tagged supported (the seed's), or the mean probability of
 # "supported" read at the tags' first tokens (for the "probability" variant, the one-token p(supported)).
 SCORERS = {"estimate": "tags (share supported)", "estimate_p": "p(supported)"}
-# Judge-free refusal check: a cue phrase a refusal uses.
-_REFUSAL_CUES = re.compile(r"\b(don't know|do not know|not mentioned|no information|not provided|not specified|"
-                           r"cannot (answer|say|tell)|can't (answer|say|tell)|unable to|does not (say|mention|state)|"
-                           r"doesn't (say|mention|state)|no mention|not stated|not enough information)\b", re.I)
-
-
 CONFIG_COLUMNS = ["model", "prompt", "concurrency"]
 
 
@@ -93,11 +86,6 @@ def by_kind(item_df: pd.DataFrame, kinds: dict[str, str]) -> pd.DataFrame:
     tagged = item_df.assign(kind=item_df.item_id.map(kinds)).dropna(subset=["kind"])
     tagged[columns] = tagged[columns].apply(pd.to_numeric, errors="coerce")  # refusal tags: bools or None
     return tagged.groupby([*CONFIG_COLUMNS, "kind"])[columns].mean().round(2)
-
-
-def refusal_cue(text: str) -> float:
-    """Judge-free refusal check: 1.0 when the text holds a refusal phrase, else 0.0."""
-    return float(bool(_REFUSAL_CUES.search(text or "")))
 
 
 def nli_cards(hyp: pd.DataFrame, items: pd.DataFrame, refusal_labels: pd.DataFrame) -> pd.DataFrame:

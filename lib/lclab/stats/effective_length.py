@@ -1,5 +1,9 @@
-"""Effective length (RULER, NoLiMa): the longest context at which accuracy stays at or above 85 % of the
-accuracy at the shortest length, with a bootstrap CI over QA pairs."""
+"""Effective length: the longest context at which accuracy stays at or above a threshold, with a bootstrap CI
+over clusters. Two thresholds:
+
+- relative (NoLiMa's): 85 % of the model's own short-context score, read here at the shortest length tried
+  (NoLiMa averages its shortest lengths, 250 to 1K tokens; with one length at or below 1K the two agree);
+- absolute (RULER's): 85.6 %, Llama-2-7B's score at 4K in RULER, whatever the model's own short score."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import pandas as pd
 from . import wilson_interval
 
 THRESHOLD = 0.85
+RULER_THRESHOLD = 0.856
 VALUE = "judge_correct"
 
 
@@ -27,25 +32,31 @@ def accuracy_by_length(items: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD) -> float:
+def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD, absolute: float | None = None
+                     ) -> float:
     """The longest length L such that every length up to L keeps accuracy >= threshold x the shortest
-    length's; NaN when the shortest length's accuracy is 0 or unknown (nothing to keep)."""
+    length's; NaN when the shortest length's accuracy is 0 or unknown (nothing to keep). With `absolute`, the
+    bar is that accuracy instead (RULER's), and NaN means not even the shortest length reaches it."""
     lengths = sorted(accuracy)
     base = accuracy[lengths[0]] if lengths else math.nan
     if not lengths or math.isnan(base) or base == 0:
         return math.nan
+    bar = absolute if absolute is not None else threshold * base
+    if base < bar:
+        return math.nan
     kept = lengths[0]
     for length in lengths[1:]:
-        if math.isnan(accuracy[length]) or accuracy[length] < threshold * base:
+        if math.isnan(accuracy[length]) or accuracy[length] < bar:
             break
         kept = length
     return float(kept)
 
 
 def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, value: str = VALUE,
-                        cluster: str = "qa_id") -> dict:
+                        cluster: str = "qa_id", absolute: float | None = None) -> dict:
     """Effective length with a percentile bootstrap 95 % CI, resampling clusters (QA pairs, haystacks: all their
-    cells together). `value`: yes/no or a score in [0, 1]."""
+    cells together). `value`: yes/no or a score in [0, 1]; `absolute`: RULER's fixed bar instead of 85 % of the
+    shortest length's score."""
     if value not in items or items["context_tokens"].nunique() < 2:
         return {"effective_length": math.nan, "lo": math.nan, "hi": math.nan, "base_accuracy": math.nan,
                 "n_pairs": int(items[cluster].nunique()) if cluster in items else 0}
@@ -59,7 +70,8 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, 
 
     def estimate(rows: np.ndarray) -> float:
         hits, n = hits_by[rows].sum(axis=0), counts_by[rows].sum(axis=0)
-        return effective_length({c: (hits[j] / n[j] if n[j] else math.nan) for j, c in enumerate(lengths)})
+        return effective_length({c: (hits[j] / n[j] if n[j] else math.nan) for j, c in enumerate(lengths)},
+                                absolute=absolute)
 
     everything = np.arange(len(table))
     point = estimate(everything)

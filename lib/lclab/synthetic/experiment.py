@@ -16,9 +16,11 @@ def plan(notebook: str, p: dict) -> list[dict]:
     lengths, _ = within_window(p["model"], p["context_tokens"], p["max_answer_tokens"],
                                p.get("beyond_window", "refuse"))
     samples = build_samples(p["model"], p["tasks"], lengths, p["depths"], p["n_samples"], p["seed"], p["corpus"],
-                            p["value_kinds"], p["qa_path"], workers=p.get("max_workers", 1), progress=False)
+                            p["value_kinds"], p["qa_path"], workers=p.get("max_workers", 1), progress=False,
+                            unanswerable_share=p.get("unanswerable_share", 0.0))
     beyond = [n for n in p["context_tokens"] if n not in lengths]
-    stage = "answer (no judge)" + (f"; {beyond} left out: beyond the window" if beyond else "")
+    unanswerable = sum(not s["answerable"] for s in samples)
+    stage = "answer (no judge)" + (f"; {unanswerable} of them unanswerable" if unanswerable else "") + (f"; {beyond} left out: beyond the window" if beyond else "")
     rows = [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples],
                             p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))]
     rows[0] = named(rows[0], stage)

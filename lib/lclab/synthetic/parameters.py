@@ -15,7 +15,8 @@ class Parameters:
         ["needle_single", "needle_multikey", "needle_multivalue", "needle_multiquery", "variables", "common_words",
          "frequent_words", "qa"],
         "(one of: needle_single, needle_multikey, needle_multivalue, needle_multiquery, variables, "
-        "common_words, frequent_words, qa) tasks to run")
+        "common_words, frequent_words, qa, association, association_literal) tasks to run; association: "
+        "needles tied to the question without a shared word (NoLiMa's style), association_literal its control")
     context_tokens: list = param([500, 1000, 2000], "(tokens) prompt budgets, in the answering model's tokens")
     depths: list = param([0, 50, 100], "(0 to 100) where the needle asked for sits, % of the way through the haystack")
     n_samples: int = param(
@@ -38,4 +39,9 @@ class Parameters:
         False,
         "True also asks every haystack's question with no text: the reading gain per task (with − without, paired "
         "by haystack), and the scores by length again on the haystacks not answered closed-book")
+    unanswerable_share: float = param(
+        0.0,
+        "(0 to 0.9) share of each needle, qa and association task's haystacks with the asked needles left "
+        "out (added beside the n_samples answerable ones); above 0, those tasks' prompts say to reply \"not in the "
+        "text\" when the text does not answer, and `abstention` reports both rates")
     run_name: str = param("default", "results/synthetic/<run_name>/, figures/synthetic_<run_name>.png")

@@ -18,8 +18,13 @@ from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline
 from ..runs.samples import Sample
 from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
-from ..stats.effective_length import MIN_PAIRS, effective_length_ci
+from ..stats.effective_length import MIN_PAIRS, RULER_THRESHOLD, effective_length_ci
+from ..scoring.refusal import ABSENT_REPLY, refusal_cue
+from ..stats.abstention import abstention_table, unanswerable_count
+from .associations import association_sample
 from .tasks import (
+    ABSTAIN_TASKS,
+    ASSOCIATION_TASKS,
     NEEDLE_TASKS,
     TASKS,
     WITHOUT_DEPTH,
@@ -33,11 +38,14 @@ from .tasks import (
 
 EXPERIMENT = "synthetic"
 KEY = ("sample_id", "fingerprint")
+# What every prompt of an ABSTAIN_TASKS task says when the run holds unanswerable haystacks (answerable ones too:
+# the prompt must not tell them apart).
+IF_ABSENT = f' If the text does not answer it, reply "{ABSENT_REPLY}".'
 
 
 def build_samples(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1,
-                  progress: bool = True) -> list[Sample]:
+                  progress: bool = True, unanswerable_share: float = 0.0) -> list[Sample]:
     """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered:
     one haystack at a time, so prompts sharing a prefix follow each other (or go out together when several are
     in flight to a server with a prefix cache). `workers` haystacks are built at once: a served model's token
@@ -48,11 +56,16 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
     count, _ = budget_counters(model)
     pairs = load_validated(corpus, qa_path, n_samples) if "qa" in tasks else None
     per_task = {t: n_samples if t != "qa" else min(n_samples, len(pairs[2])) for t in tasks}
-    haystacks = [(task, i) for task in tasks for i in range(per_task[task])]
+    # (task, index, answerable): the unanswerable haystacks come after the answerable ones, indices of their own
+    haystacks = [(task, i, True) for task in tasks for i in range(per_task[task])]
+    haystacks += [(task, per_task[task] + j, False) for task in tasks if task in ABSTAIN_TASKS
+                  for j in range(unanswerable_count(unanswerable_share, per_task[task]))]
+    if_absent = IF_ABSENT if unanswerable_share else ""
 
-    def one_haystack(haystack: tuple[str, int]) -> list[Sample]:
-        task, i = haystack
-        samples = [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs)
+    def one_haystack(haystack: tuple[str, int, bool]) -> list[Sample]:
+        task, i, answerable = haystack
+        samples = [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
+                        if_absent=if_absent if task in ABSTAIN_TASKS else "", answerable=answerable)
                    for budget in sorted(context_tokens) for depth in ([None] if task in WITHOUT_DEPTH else depths)]
         # In text order, each prompt follows the one it shares the longest prefix with: the needle-first prompts
         # of every length together, then each depth's prompts by length. On the `synthetic` profile this reads
@@ -76,10 +89,14 @@ def closed_book_samples(model: str, tasks: list[str], n_samples: int, seed: int,
             for task in with_text for i in range(n_samples if task != "qa" else min(n_samples, len(pairs[2])))]
 
 
-def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs, closed_book=False) -> Sample:
+def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs, closed_book=False, if_absent="",
+         answerable=True) -> Sample:
+    absent = {"if_absent": if_absent, "answerable": answerable}
     if task in NEEDLE_TASKS:
         return needle_sample(task, i, budget, depth, corpus, value_kinds[i % len(value_kinds)], seed, count,
-                             closed_book)
+                             closed_book, **absent)
+    if task in ASSOCIATION_TASKS:
+        return association_sample(task, i, budget, depth, corpus, seed, count, closed_book, **absent)
     if task == "variables":
         return variables_sample(i, budget, depth, corpus, seed, count, closed_book)
     if task == "common_words":
@@ -87,25 +104,30 @@ def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
     if task == "frequent_words":
         return frequent_words_sample(i, budget, seed, count)
     _, pool, qa = pairs
-    pair = qa.iloc[i].to_dict()
+    pair = qa.iloc[i % len(qa)].to_dict()  # an unanswerable haystack asks an answerable one's question again
     passage = next(d.text for d in pool if d.id == pair["doc_id"])
-    return qa_sample(i, pair, passage, budget, depth, corpus, seed, count, closed_book)
+    return qa_sample(i, pair, passage, budget, depth, corpus, seed, count, closed_book, **absent)
 
 
 def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, max_answer_tokens: int,
-                  max_workers: int, run_name: str, beyond_window: str = "refuse", closed_book: bool = False) -> Result:
+                  max_workers: int, run_name: str, beyond_window: str = "refuse", closed_book: bool = False,
+                  unanswerable_share: float = 0.0) -> Result:
     """Run (or resume) the synthetic tasks: one row per sample, scored without a judge; with `closed_book`, every
-    haystack's question asked with no text as well (closed_book.jsonl), and the reading gain per task."""
+    haystack's question asked with no text as well (closed_book.jsonl), and the reading gain per task; with
+    `unanswerable_share`, haystacks whose asked needles are left out, scored by the refusal rule (`abstention`)."""
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         # Refused (or narrowed) before any work: lengths the model's window cannot hold.
         context_tokens, left_out = within_window(model, context_tokens, max_answer_tokens, beyond_window)
         samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path,
-                                workers=max_workers)
+                                workers=max_workers, unanswerable_share=unanswerable_share)
 
         def answer(s: Sample, row: dict) -> dict:
             reply = complete(model, s.input, stage="answer", max_tokens=max_answer_tokens)
-            return {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"]).value}
+            out = {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"]).value}
+            if unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
+                out["abstained"] = refusal_cue(reply.text) if reply.text is not None else None
+            return out
 
         def answered(trials: list[Sample], log: str) -> pd.DataFrame:
             return run.trials(
@@ -113,7 +135,9 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
                 describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": model},
                 steps=[Step("answer", answer, max_workers)])
 
-        items = answered(samples, "items.jsonl")
+        every = answered(samples, "items.jsonl")
+        # The score tables read the answerable haystacks; the unanswerable ones are read by `abstention` alone.
+        items = every[every["answerable"].astype(bool)] if "answerable" in every else every
         closed = answered(closed_book_samples(model, tasks, n_samples, seed, corpus, value_kinds, qa_path),
                           "closed_book.jsonl") if closed_book else None
         by_length, lengths = summarize(items, ["task", "context_tokens"]), effective_lengths(items)
@@ -121,6 +145,12 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
                  f"lengths counted in the {tokenizer_name(model)}, chat template included"]
         notes += [r.note for r in lengths.itertuples()] + ([left_out] if left_out else [])
         overall = cluster_mean_ci(items["score"], items["cluster"]) if "score" in items else {}
+        abstaining = (abstention_table(every[every["task"].isin(ABSTAIN_TASKS)], ["task"], "score", "abstained",
+                                       "cluster") if unanswerable_share and "abstained" in every else None)
+        if abstaining is not None:
+            notes.append(f"unanswerable: {int((~every['answerable'].astype(bool)).sum())} samples from haystacks "
+                         "with the asked needles left out; abstention on them beside the answer rate on the "
+                         "answerable ones in `abstention` (combined: the mean of accuracy and abstention)")
         closed_tables = {}
         if closed is not None:
             gain = reading_gain(items, closed)
@@ -130,9 +160,11 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
                                                               ["task", "context_tokens"])}
             notes.append(f"closed book: {len(known)} of {len(closed)} haystacks answered in full with no text "
                          "(flagged; by_length_not_known leaves them out)")
-        return run.result(summarize(items, ["task", "context_tokens", "depth"]), items=items, notes=notes,
+        extra = {**closed_tables, **({"abstention": abstaining} if abstaining is not None else {}),
+                 **association_tables(items)}
+        return run.result(summarize(items, ["task", "context_tokens", "depth"]), items=every, notes=notes,
                           tables={"by_length": by_length, "by_task": summarize(items, ["task"]),
-                                  "effective_length": lengths, **closed_tables},
+                                  "effective_length": lengths, **extra},
                           headline=headline("mean score, every task", overall.get("mean"), overall.get("lo"),
                                             overall.get("hi")))
 
@@ -153,19 +185,50 @@ def summarize(items: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def effective_lengths(items: pd.DataFrame) -> pd.DataFrame:
-    """Per task: the effective length (score at or above 85 % of the shortest length's) with a bootstrap CI
-    over haystacks; not given below MIN_PAIRS haystacks per length."""
+    """Per task: the effective length two ways, each with a bootstrap CI over haystacks: NoLiMa's (score at or
+    above 85 % of the shortest length's) and RULER's (at or above 85.6 %, whatever the short score); not given
+    below MIN_PAIRS haystacks per length."""
     rows = []
     for task, part in items.groupby("task", sort=False) if "score" in items else []:
         r = effective_length_ci(part, value="score", cluster="cluster")
+        ruler = effective_length_ci(part, value="score", cluster="cluster", absolute=RULER_THRESHOLD)
         enough = r["n_pairs"] >= MIN_PAIRS and part["context_tokens"].nunique() > 1
-        note = (f"{task}: effective length {r['effective_length']:.0f} tokens [bootstrap 95 % CI {r['lo']:.0f}, "
-                f"{r['hi']:.0f}], {r['n_pairs']} haystacks" if enough else
+        shown = lambda x: "none" if np.isnan(x) else f"{x:.0f}"  # noqa: E731
+        note = (f"{task}: effective length {shown(r['effective_length'])} tokens [bootstrap 95 % CI {shown(r['lo'])}, "
+                f"{shown(r['hi'])}] (85 % of its {r['base_accuracy']:.2f} at the shortest length); RULER's "
+                f"(>= {RULER_THRESHOLD:.1%}) {shown(ruler['effective_length'])} [{shown(ruler['lo'])}, "
+                f"{shown(ruler['hi'])}]; {r['n_pairs']} haystacks" if enough else
                 f"{task}: effective length not estimated ({r['n_pairs']} haystacks, "
                 f"{part['context_tokens'].nunique()} lengths; it needs {MIN_PAIRS} haystacks and two lengths)")
-        rows.append({"task": task, **r, "estimated": enough, "note": note})
+        rows.append({"task": task, **r, "ruler_effective_length": ruler["effective_length"], "ruler_lo": ruler["lo"],
+                     "ruler_hi": ruler["hi"], "estimated": enough, "note": note})
     return pd.DataFrame(rows, columns=["task", "effective_length", "lo", "hi", "base_accuracy", "n_pairs",
-                                       "estimated", "note"])
+                                       "ruler_effective_length", "ruler_lo", "ruler_hi", "estimated", "note"])
+
+
+def association_tables(items: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """With both association tasks run: per length, the literal control minus the associative needle, paired by
+    haystack (same pair, name and filler) with its cluster t interval; and every written pair's question-needle
+    overlap beside its scores. Nothing when either task is missing."""
+    if "score" not in items or not set(ASSOCIATION_TASKS) <= set(items["task"]):
+        return {}
+    both = items[items["task"].isin(ASSOCIATION_TASKS)].dropna(subset=["score"])
+    both = both.assign(haystack=both["cluster"].str.rsplit("-", n=1).str[1])
+    rows = []
+    for length, part in both.groupby("context_tokens"):
+        table = part.pivot_table(index=["haystack", "depth"], columns="task", values="score").dropna()
+        if table.empty:
+            continue
+        effect = cluster_paired_effect(table["association_literal"].to_numpy(), table["association"].to_numpy(),
+                                       table.index.get_level_values("haystack").to_numpy())
+        rows.append({"context_tokens": length, "haystacks": effect["n_clusters"],
+                     "literal": table["association_literal"].mean(), "association": table["association"].mean(),
+                     "literal_minus_association": effect["effect"], "lo": float(np.clip(effect["effect_lo"], -1, 1)),
+                     "hi": float(np.clip(effect["effect_hi"], -1, 1))})
+    overlap = (both.groupby(["pair_id", "task"])
+               .agg(question_overlap=("question_overlap", "first"), samples=("score", "size"), score=("score", "mean"))
+               .reset_index())
+    return {"association_gap": pd.DataFrame(rows), "association_overlap": overlap}
 
 
 def known_haystacks(closed: pd.DataFrame) -> set:

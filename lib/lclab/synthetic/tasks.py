@@ -12,6 +12,11 @@ filler order, keys and values): the same haystack is read at every length and de
     common_words       a numbered word list: the 10 words repeated most often (no haystack, no depth)
     frequent_words     a coded text drawn from a Zipf law: the 3 most frequent coded words (no depth)
     qa                 a validated QA pair's passage as the needle in the haystack (the user's own documents)
+    association        a name tied to the question by a one-hop association, no shared word (associations.py)
+    association_literal  the same fact phrased with the question's keyword: association's control
+
+With `unanswerable_share`, the tasks in ABSTAIN_TASKS get haystacks of their own whose asked needles are left
+out, and every prompt of those tasks (answerable too) says what to reply when the text does not hold it.
 """
 
 from __future__ import annotations
@@ -24,27 +29,36 @@ from typing import Callable
 
 from ..prompts import render
 from ..runs.samples import Sample
+from ..scoring.refusal import refusal_cue
 from ..scoring.score import Score, unscored
 from ..text.normalize import contains_answer
 from .haystack import corpus_words, filler, fit, fit_by
 
 NEEDLE_TASKS = ("needle_single", "needle_multikey", "needle_multivalue", "needle_multiquery")
-TASKS = (*NEEDLE_TASKS, "variables", "common_words", "frequent_words", "qa")
+ASSOCIATION_TASKS = ("association", "association_literal")
+TASKS = (*NEEDLE_TASKS, "variables", "common_words", "frequent_words", "qa", *ASSOCIATION_TASKS)
+# Tasks whose question a text can fail to answer: their needles can be left out (variable tracking gives the
+# value in its question, and the word tasks' text is the task).
+ABSTAIN_TASKS = (*NEEDLE_TASKS, "qa", *ASSOCIATION_TASKS)
 WITHOUT_DEPTH = ("common_words", "frequent_words")  # the whole context is the task: no needle to place
 KINDS = {"numbers": "numbers", "uuids": "codes", "words": "words"}
 Counter_ = Callable[[str], int]
 
 
 def metric_of(task: str) -> str:
-    """"all": the share of the targets found in the reply; "part": 1 when any is (a QA pair's answers)."""
+    """"all": the share of the targets found in the reply; "part": 1 when any is (a QA pair's answers).
+    An unanswerable sample's metric is "abstain" (make_sample): 1 when the reply says the text does not hold it."""
     return "part" if task == "qa" else "all"
 
 
 def score(response: str | None, targets: list[str], metric: str) -> Score:
     """String match, case-insensitive; QA answers are compared normalized (articles, punctuation). The value
-    is the share of targets found ("all") or 1.0 when any is ("part"); unscored without a response."""
+    is the share of targets found ("all") or 1.0 when any is ("part"), or for an unanswerable sample 1.0 when
+    the reply is a refusal ("abstain", lclab.scoring.refusal); unscored without a response."""
     if response is None:
         return unscored("no response")
+    if metric == "abstain":  # the rule decides: the prompt asked for a refusal phrase
+        return Score(refusal_cue(response), answer=response)
     if metric == "part":
         found = [t for t in targets if contains_answer(response, t)]
         return Score(float(bool(found)), answer=response, metadata={"found": found})
@@ -60,7 +74,7 @@ def _value(kind: str, rng: random.Random, words: tuple[str, ...]) -> str:
     return rng.choice(words)
 
 
-def _fit(haystack, needles, build, count: Counter_, budget: int, closed_book: bool) -> tuple[str, int]:
+def fit_prompt(haystack, needles, build, count: Counter_, budget: int, closed_book: bool) -> tuple[str, int]:
     """The prompt at `budget` (`fit`), or closed-book: the same prompt with no text at all, needles included."""
     if closed_book:
         prompt = build("")
@@ -69,9 +83,10 @@ def _fit(haystack, needles, build, count: Counter_, budget: int, closed_book: bo
 
 
 def needle_sample(task: str, i: int, budget: int, depth: float, corpus: str, kind: str, seed: int,
-                  count: Counter_, closed_book: bool = False) -> Sample:
+                  count: Counter_, closed_book: bool = False, if_absent: str = "", answerable: bool = True) -> Sample:
     """One needle task's sample: keys and values drawn from (seed, task, i), so every length and depth of
-    sample i holds the same needles in the same haystack (`closed_book`: the question with no text)."""
+    sample i holds the same needles in the same haystack (`closed_book`: the question with no text;
+    not `answerable`: the needles asked for left out, the others kept as distractors)."""
     rng = random.Random(f"{seed}:{task}:{i}")
     words = corpus_words(corpus)
     keys = rng.sample(words, 4)
@@ -86,11 +101,15 @@ def needle_sample(task: str, i: int, budget: int, depth: float, corpus: str, kin
     others = [rng.uniform(0, 100) for _ in sentences[1:]]
     needles = [(depth, sentences[0]), *zip(others, sentences[1:])]
     targets = values[:asked] if task != "needle_multikey" else values[:1]
+    if not answerable:  # every needle whose value is asked for goes; a distractor key stays
+        needles, targets = [n for n, v in zip(needles, values) if v not in targets], []
     question_keys = [keys[0]] if many_values or asked == 1 else keys[:asked]
     question = f"Which special {KINDS[kind]} are tied to " + ", ".join(f'"{k}"' for k in question_keys) + "?"
-    build = lambda context: render("synthetic_needle", kind=KINDS[kind], context=context, question=question)  # noqa: E731
-    prompt, tokens = _fit(filler(corpus, rng), needles, build, count, budget, closed_book)
-    return _sample(task, i, budget, depth, prompt, tokens, targets, closed_book, value_kind=kind)
+    build = lambda context: render("synthetic_needle", kind=KINDS[kind], context=context, question=question,  # noqa: E731
+                                   if_absent=if_absent)
+    prompt, tokens = fit_prompt(filler(corpus, rng), needles, build, count, budget, closed_book)
+    return make_sample(task, i, budget, depth, prompt, tokens, targets, closed_book, value_kind=kind,
+                       answerable=answerable)
 
 
 def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, count: Counter_,
@@ -102,8 +121,8 @@ def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, 
     chain = [f"VAR {names[0]} = {value}."] + [f"VAR {b} = VAR {a}." for a, b in zip(names, names[1:])]
     needles = [(depth + (100 - depth) * h / len(chain), statement) for h, statement in enumerate(chain)]
     build = lambda context: render("synthetic_variables", context=context, value=value)  # noqa: E731
-    prompt, tokens = _fit(filler(corpus, rng), needles, build, count, budget, closed_book)
-    return _sample("variables", i, budget, depth, prompt, tokens, names, closed_book)
+    prompt, tokens = fit_prompt(filler(corpus, rng), needles, build, count, budget, closed_book)
+    return make_sample("variables", i, budget, depth, prompt, tokens, names, closed_book)
 
 
 def common_words_sample(i: int, budget: int, corpus: str, seed: int, count: Counter_, n: int = 10,
@@ -121,7 +140,7 @@ def common_words_sample(i: int, budget: int, corpus: str, seed: int, count: Coun
                       context="\n".join(f"{j}. {w}" for j, w in enumerate(listed, start=1)))
 
     prompt, tokens = fit_by(prompt_with, len(others), count, budget)
-    return _sample("common_words", i, budget, None, prompt, tokens, top)
+    return make_sample("common_words", i, budget, None, prompt, tokens, top)
 
 
 def frequent_words_sample(i: int, budget: int, seed: int, count: Counter_, n: int = 3, alpha: float = 2.0,
@@ -141,25 +160,30 @@ def frequent_words_sample(i: int, budget: int, seed: int, count: Counter_, n: in
     targets = [w for w, _ in ranked[:n]]
     if len(ranked) > n and ranked[n][1] == ranked[n - 1][1]:  # a tie for the last place: both would be right
         targets = targets[:-1]
-    return _sample("frequent_words", i, budget, None, prompt, tokens, targets)
+    return make_sample("frequent_words", i, budget, None, prompt, tokens, targets)
 
 
 def qa_sample(i: int, pair: dict, passage: str, budget: int, depth: float, corpus: str, seed: int,
-              count: Counter_, closed_book: bool = False) -> Sample:
-    """A validated QA pair of the user's documents: its passage is the needle, other sentences the haystack."""
+              count: Counter_, closed_book: bool = False, if_absent: str = "", answerable: bool = True) -> Sample:
+    """A validated QA pair of the user's documents: its passage is the needle, other sentences the haystack
+    (not `answerable`: the passage left out; no haystack sentence holds the answer either way)."""
     rng = random.Random(f"{seed}:qa:{i}")
     haystack = [s for s in filler(corpus, rng) if not contains_answer(s, pair["answer"])]
-    build = lambda context: render("synthetic_qa", context=context, question=pair["question"])  # noqa: E731
-    prompt, tokens = _fit(haystack, [(depth, passage)], build, count, budget, closed_book)
-    return _sample("qa", i, budget, depth, prompt, tokens, [pair["answer"]], closed_book, qa_id=pair["qa_id"])
+    build = lambda context: render("synthetic_qa", context=context, question=pair["question"],  # noqa: E731
+                                   if_absent=if_absent)
+    needles = [(depth, passage)] if answerable else []
+    prompt, tokens = fit_prompt(haystack, needles, build, count, budget, closed_book)
+    return make_sample("qa", i, budget, depth, prompt, tokens, [pair["answer"]] if answerable else [], closed_book,
+                       qa_id=pair["qa_id"], answerable=answerable)
 
 
-def _sample(task: str, i: int, budget: int, depth: float | None, prompt: str, tokens: int, targets: list[str],
+def make_sample(task: str, i: int, budget: int, depth: float | None, prompt: str, tokens: int, targets: list[str],
             closed_book: bool = False, **extra) -> Sample:
-    cluster = f"{task}-{i}"
+    cluster = f"{task}-{i}"  # an unanswerable haystack has an index of its own (after the answerable ones)
     if closed_book:  # one per haystack: no length, no depth
         budget, depth = 0, None
     where = "closed_book" if closed_book else f"{budget}" + ("" if depth is None else f"@{depth:g}")
     return Sample(id=f"{cluster}:{where}", input=prompt, target=list(targets),
                   metadata={"task": task, "cluster": cluster, "context_tokens": budget, "depth": depth,
-                            "prompt_tokens_counted": tokens, "metric": metric_of(task), **extra})
+                            "prompt_tokens_counted": tokens, "metric": metric_of(task) if targets else "abstain",
+                  **{"answerable": True, **extra}})

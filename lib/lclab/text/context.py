@@ -7,6 +7,7 @@ import random
 from typing import Callable, Iterator, Sequence
 
 from ..prompts import render
+from ..scoring.refusal import ABSENT_REPLY
 from .corpus import Document
 from .normalize import contains_answer
 
@@ -15,8 +16,15 @@ def format_documents(docs: Sequence[Document]) -> str:
     return "\n\n".join(render("document", index=i, text=d.text) for i, d in enumerate(docs))
 
 
-def answer_prompt(docs: Sequence[Document], question: str) -> str:
-    return render("answer_with_documents", documents=format_documents(docs), question=question)
+def answer_prompt(docs: Sequence[Document], question: str, if_absent: str = "") -> str:
+    """The answer prompt; `if_absent` (say, IF_ABSENT) tells the model what to reply when the documents do not
+    answer, for runs that hold unanswerable sets or route on that reply (Self-Route)."""
+    return render("answer_with_documents", documents=format_documents(docs), question=question, if_absent=if_absent)
+
+
+# What an answer prompt says when the documents may not hold the answer (lclab.scoring.refusal reads the reply).
+IF_ABSENT = f' If the documents do not answer it, reply "{ABSENT_REPLY}".'
+
 
 
 def depth_position(depth_pct: float, n_documents: int) -> int:
