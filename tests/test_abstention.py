@@ -4,8 +4,9 @@ import math
 
 import pandas as pd
 import pytest
-from lclab.scoring.refusal import ABSENT_REPLY, refusal_cue
+from lclab.scoring.refusal import refusal_cue
 from lclab.stats.abstention import abstention_table
+from lclab.text.context import ABSENT_REPLY
 
 
 @pytest.mark.parametrize("reply, refused", [(ABSENT_REPLY, 1.0), ("It is not in the documents.", 1.0),

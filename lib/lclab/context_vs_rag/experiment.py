@@ -49,8 +49,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
         if not mine:
             continue
         prompts = [template_prompt_tokens(model, "answer_with_documents", {"documents": min(
-            s["k"], len(chunks[s.source.qa_id, s.noise_pct])) * text_tokens(
-            model, [render("document", index=1, text=c.text) for c in chunks[s.source.qa_id, s.noise_pct]])},
+            s["k"], len(chunks[s.source.qa_id, s["noise_pct"]])) * text_tokens(
+            model, [render("document", index=1, text=c.text) for c in chunks[s.source.qa_id, s["noise_pct"]]])},
             question=s.source.question, if_absent=IF_ABSENT if arm == "self_route" else if_absent) for s in mine]
         rows.append(estimated(notebook, f"answer, {label}", model, prompts, reply, source))
         judged = [s for s in mine if s["answerable"]]

@@ -13,7 +13,10 @@ import math
 
 import pandas as pd
 
+from ..stats.abstention import abstention_table
 from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
+
+SEED_METHODS = ("long_context", "rag")
 
 COLUMNS = ["method", "noise_pct", "k", "qa_pairs", "tokens_read", "accuracy", "lo", "hi"]
 
@@ -61,3 +64,25 @@ def self_route_table(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
             f"{row['tokens_self_route']:.0f} vs {row['tokens_long_context']:.0f} "
             f"(saving {row['token_saving']:.0%} [{row['saving_lo']:.0%}, {row['saving_hi']:.0%}])")
     return pd.DataFrame([row], columns=columns), line
+
+
+def arm_tables(every: pd.DataFrame, frontier: bool, self_route: bool, unanswerable: bool
+               ) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """The tables of the arms a run asked for, and their notes: the frontier over the answerable sets, Self-Route
+    against long context, and abstention on unanswerable sets beside the answer rate (the seed's two methods at
+    every noise level above 0)."""
+    answerable = every["answerable"].astype(bool) if "answerable" in every else pd.Series(True, every.index)
+    tables, notes = {}, []
+    if frontier or self_route:
+        tables["frontier"] = frontier_table(every[answerable])
+    if self_route:
+        tables["self_route"], line = self_route_table(every[answerable])
+        notes.append(line)
+    if unanswerable:
+        asked = every[(every["noise_pct"] > 0) & every["method"].isin(SEED_METHODS)] if len(every) else every
+        if "abstained" not in asked:  # every call failed: the table says there is nothing to read
+            asked = asked.assign(abstained=float("nan"))
+        tables["abstention"] = abstention_table(asked, ["noise_pct", "method"], "judge_correct", "abstained", "qa_id")
+        notes.append("unanswerable sets: the answer passage cut out of the context and the index; abstention "
+                     "(the refusal rule) beside the answer rate on answerable sets in `abstention`")
+    return tables, notes

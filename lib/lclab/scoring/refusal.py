@@ -1,6 +1,6 @@
 """The judge-free refusal check: does a reply say the text does not answer? A rule decides wherever the prompt
-asked for a refusal phrase (the synthetic tasks' "not in the text", 02's unanswerable sets); 05 reads it beside
-its model-judged refusal tag as a baseline.
+asked for a refusal phrase (`lclab.text.context.ABSENT_REPLY`: the synthetic tasks, 02's unanswerable sets and
+Self-Route); 05 reads it beside its model-judged refusal tag as a baseline.
 
     refusal_cue("It is not in the text.")     # 1.0
     refusal_cue("Paris")                       # 0.0
@@ -9,9 +9,6 @@ its model-judged refusal tag as a baseline.
 from __future__ import annotations
 
 import re
-
-# The phrase the lab's prompts ask for when the text may not hold the answer.
-ABSENT_REPLY = "not in the text"
 
 _REFUSAL_CUES = re.compile(r"\b(don't know|do not know|not mentioned|no information|not provided|not specified|"
                            r"cannot (answer|say|tell)|can't (answer|say|tell)|unable to|does not (say|mention|state)|"

@@ -20,7 +20,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
                             unanswerable_share=p.get("unanswerable_share", 0.0))
     beyond = [n for n in p["context_tokens"] if n not in lengths]
     unanswerable = sum(not s["answerable"] for s in samples)
-    stage = "answer (no judge)" + (f"; {unanswerable} of them unanswerable" if unanswerable else "") + (f"; {beyond} left out: beyond the window" if beyond else "")
+    stage = ("answer (no judge)" + (f"; {unanswerable} of them unanswerable" if unanswerable else "")
+             + (f"; {beyond} left out: beyond the window" if beyond else ""))
     rows = [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples],
                             p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))]
     rows[0] = named(rows[0], stage)

@@ -19,8 +19,9 @@ from ..runs.runner import Result, Run, Step, answer_columns, headline
 from ..runs.samples import Sample
 from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
 from ..stats.effective_length import MIN_PAIRS, RULER_THRESHOLD, effective_length_ci
-from ..scoring.refusal import ABSENT_REPLY, refusal_cue
+from ..scoring.refusal import refusal_cue
 from ..stats.abstention import abstention_table, unanswerable_count
+from ..text.context import ABSENT_REPLY
 from .associations import association_sample
 from .tasks import (
     ABSTAIN_TASKS,

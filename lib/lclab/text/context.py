@@ -7,7 +7,6 @@ import random
 from typing import Callable, Iterator, Sequence
 
 from ..prompts import render
-from ..scoring.refusal import ABSENT_REPLY
 from .corpus import Document
 from .normalize import contains_answer
 
@@ -23,6 +22,7 @@ def answer_prompt(docs: Sequence[Document], question: str, if_absent: str = "") 
 
 
 # What an answer prompt says when the documents may not hold the answer (lclab.scoring.refusal reads the reply).
+ABSENT_REPLY = "not in the text"
 IF_ABSENT = f' If the documents do not answer it, reply "{ABSENT_REPLY}".'
 
 
