@@ -113,3 +113,11 @@ def test_frontier_and_self_route_tables_by_hand():
     assert row["routed"] == 0.5 and row["difference"] == 0 and row["qa_pairs"] == 4
     # saving per pair: 1 - 1300/1000 twice, 1 - 300/1000 twice -> mean 0.2
     assert row["token_saving"] == pytest.approx(0.2) and "Self-Route at 100 % noise" in line
+
+
+def test_with_unanswerable_sets_the_budget_is_filled_counting_what_every_prompt_then_says():
+    from lclab.text.context import IF_ABSENT, answer_prompt
+
+    _, docs = pool()
+    sets = build_sets(QA, docs, 150, [0, 100], 0, words, words, unanswerable_share=0.5)
+    assert all(words(answer_prompt(s.docs, s.question, IF_ABSENT)) <= 150 for s in sets)

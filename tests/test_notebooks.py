@@ -87,10 +87,16 @@ def test_qa_generation_smoke_run_writes_a_review_file(outputs):
 def test_context_vs_rag_smoke_run_compares_both_methods_on_the_same_sets(outputs):
     run("02_context_vs_rag", outputs)
     out = outputs / "results" / "context_vs_rag" / "smoke"
-    items = pd.read_json(out / "items.jsonl", lines=True)
-    assert len(items) == 2 * 2 * 2  # n_qa x noise levels x methods
-    assert set(items["method"]) == {"long_context", "rag"}
-    assert items["response"].notna().all() and items["prompt_tokens"].notna().all()
+    every = pd.read_json(out / "items.jsonl", lines=True)
+    # n_qa x noise levels x the seed's methods; on the fullest sets RAG at k=1 and Self-Route; one unanswerable
+    # unit (unanswerable_share 0.34 of 2 pairs) at the one level above 0, both methods
+    assert len(every) == 2 * 2 * 2 + 2 * 2 + 2
+    assert set(every["method"]) == {"long_context", "rag", "rag@1", "self_route"}
+    absent = every[~every["answerable"]]
+    assert len(absent) == 2 and absent["qa_id"].str.endswith("/absent").all() and absent["judge_correct"].isna().all()
+    assert absent["abstained"].isin([0, 1]).all() and absent["answer_doc_retrieved"].isna().all()
+    assert every["response"].notna().all() and every["prompt_tokens"].notna().all()
+    items = every[every["answerable"] & every["method"].isin(["long_context", "rag"])]
     rag = items[items["method"] == "rag"]
     assert rag["retrieved"].map(len).between(1, 2).all()  # top_k = 2 from the set's own collection
     assert (rag["answer_doc_retrieved"] == True).all()  # noqa: E712  (noise 0: only the answer's chunks exist)  # fmt: skip
@@ -104,6 +110,20 @@ def test_context_vs_rag_smoke_run_compares_both_methods_on_the_same_sets(outputs
     assert (outputs / "figures" / "context_vs_rag_smoke.png").stat().st_size > 10_000
     gain = pd.read_csv(out / "reading_gain.csv").set_index("arm")  # the smoke profile asks closed-book too
     assert gain.loc["closed book", "n"] == 2 and gain.loc["with context", "n"] == 8
+    # the controls: every arm on the frontier with its tokens read; Self-Route's fallback is the long context's
+    # own call (a cache hit) and its tokens count both prompts; abstention beside the answer rate
+    frontier = pd.read_csv(out / "frontier.csv")
+    assert {"long_context", "rag", "rag@1", "self_route"} == set(frontier["method"]) and (frontier["qa_pairs"] == 2).all()
+    route = every[every["method"] == "self_route"].set_index("qa_id")
+    full_lc = items[(items["method"] == "long_context") & (items["noise_pct"] == 100)].set_index("qa_id")
+    for qa_id, r in route.iterrows():
+        if r["routed"]:
+            assert r["response"] == full_lc.loc[qa_id, "response"]
+            assert r["prompt_tokens"] > full_lc.loc[qa_id, "prompt_tokens"]
+    assert pd.read_csv(out / "self_route.csv")["qa_pairs"].eq(2).all()
+    abstention = pd.read_csv(out / "abstention.csv").set_index("method")
+    assert abstention["unanswerable_units"].eq(1).all() and abstention["answerable_units"].eq(2).all()
+    assert (outputs / "figures" / "context_vs_rag_smoke_frontier.png").stat().st_size > 10_000
 
 
 def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
@@ -204,16 +224,29 @@ def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
 def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
     run("09_synthetic_tasks", outputs)
     out = outputs / "results" / "synthetic" / "smoke"
-    items = pd.read_json(out / "items.jsonl", lines=True)
-    assert sorted(items["task"]) == ["common_words", "needle_multikey", "needle_single", "qa", "variables"]
-    assert items["score"].between(0, 1).all() and (items["prompt_tokens"] <= 500).all()
+    every = pd.read_json(out / "items.jsonl", lines=True)
+    items = every[every["answerable"]]
+    assert sorted(items["task"]) == ["association", "association_literal", "common_words", "needle_multikey",
+                                     "needle_single", "qa", "variables"]
+    assert every["score"].between(0, 1).all() and (every["prompt_tokens"] <= 500).all()
+    # unanswerable_share 0.5: one haystack more for every task a text can fail to answer, scored by the rule
+    absent = every[~every["answerable"]]
+    assert sorted(absent["task"]) == ["association", "association_literal", "needle_multikey", "needle_single", "qa"]
+    assert absent["abstained"].eq(absent["score"]).all()
+    abstention = pd.read_csv(out / "abstention.csv")
+    assert set(abstention["task"]) == set(absent["task"]) and abstention["unanswerable_units"].eq(1).all()
+    overlap = every.dropna(subset=["question_overlap"]).groupby("task")["question_overlap"].max()
+    assert overlap["association"] == 0 < overlap["association_literal"]  # measured per item
+    assert len(pd.read_csv(out / "association_gap.csv")) == 1
     written = [json.loads(line) for line in (out / "items.samples.jsonl").read_text().splitlines()]
-    assert len(written) == 5 and all(s["input"] and s["target"] for s in written)  # on disk before the calls
+    assert len(written) == 12 and all(s["input"] for s in written)  # on disk before the calls
+    assert all(s["target"] for s in written if s["metadata"]["answerable"])
     accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert set(accounting.index) == {"answer", "total"}  # no judge
     # The closed-book arm: one question per haystack with text to read (not common_words), no text at all.
     closed = pd.read_json(out / "closed_book.jsonl", lines=True)
-    assert sorted(closed["task"]) == ["needle_multikey", "needle_single", "qa", "variables"]
+    assert sorted(closed["task"]) == ["association", "association_literal", "needle_multikey", "needle_single", "qa",
+                                      "variables"]
     assert (closed["context_tokens"] == 0).all() and (closed["prompt_tokens"] < 120).all()
     gain = pd.read_csv(out / "reading_gain.csv")
     assert set(gain["task"]) == set(closed["task"]) and gain["haystacks"].eq(1).all()

@@ -23,7 +23,7 @@ from ..models.embeddings import get_embedder
 from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import index_name, open_index
 from ..stats.abstention import unanswerable_count
-from ..text.context import budget_fillers
+from ..text.context import IF_ABSENT, budget_fillers
 from ..text.corpus import Document
 
 
@@ -54,7 +54,9 @@ def build_sets(qa: pd.DataFrame, pool: list[Document], context_tokens: int, nois
     """Every pair's set at every level; then, with `unanswerable_share`, the first pairs' sets (in file order,
     as many as the share asks for) again at every level above 0 without their answer passage."""
     sets, absent = [], unanswerable_count(unanswerable_share, len(qa))
-    fillers = list(budget_fillers(qa, pool, [context_tokens], seed, count, count_text))
+    # With unanswerable sets every prompt carries IF_ABSENT: the budget is filled counting it.
+    fillers = list(budget_fillers(qa, pool, [context_tokens], seed, count, count_text,
+                                  IF_ABSENT if unanswerable_share else ""))
     for row, answer, _, full in fillers:
         for level in noise_levels:
             docs = [answer, *full[: n_at_level(level, len(full))]]

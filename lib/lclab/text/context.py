@@ -61,8 +61,10 @@ def fill_budget(
     budget_tokens: int,
     count_tokens: Callable[[str], int],
     count_text: Callable[[str], int] | None = None,
+    if_absent: str = "",
 ) -> list[Document]:
-    """Take candidates in order while the whole answer prompt stays within `budget_tokens`.
+    """Take candidates in order while the whole answer prompt (with `if_absent`, as it will be asked) stays within
+    `budget_tokens`.
 
     `count_tokens` counts a whole prompt (the sweep passes one that includes the
     chat template); `count_text` counts a bare fragment (defaults to
@@ -72,7 +74,7 @@ def fill_budget(
     never exceeded at any depth.
     """
     count_text = count_text or count_tokens
-    base = count_tokens(answer_prompt([answer], question))
+    base = count_tokens(answer_prompt([answer], question, if_absent))
     if base > budget_tokens:
         raise ValueError(
             f"context budget of {budget_tokens} tokens is smaller than the answer document "
@@ -89,14 +91,14 @@ def fill_budget(
     # Counting pieces apart can differ from counting the joined text by a token
     # or two at the seams; drop the last distractor until the real count fits.
     while chosen and max(
-        count_tokens(answer_prompt(place_at_depth(answer, chosen, d), question)) for d in (0, 100)
+        count_tokens(answer_prompt(place_at_depth(answer, chosen, d), question, if_absent)) for d in (0, 100)
     ) > budget_tokens:
         chosen.pop()
     return chosen
 
 
 def budget_fillers(qa, pool: Sequence[Document], budgets: Sequence[int], seed: int, count_tokens: Callable[[str], int],
-                   count_text: Callable[[str], int] | None = None) -> Iterator[tuple]:
+                   count_text: Callable[[str], int] | None = None, if_absent: str = "") -> Iterator[tuple]:
     """For each QA pair (rows with qa_id, doc_id, question, answer) and each budget:
     (row, answer document, budget, the distractors that fill it).
 
@@ -109,4 +111,5 @@ def budget_fillers(qa, pool: Sequence[Document], budgets: Sequence[int], seed: i
         answer = by_id[row.doc_id]
         candidates = candidate_distractors(answer, pool, row.answer, random.Random(f"{seed}:{row.qa_id}"))
         for budget in budgets:
-            yield row, answer, budget, fill_budget(answer, candidates, row.question, budget, count_tokens, count_text)
+            yield row, answer, budget, fill_budget(answer, candidates, row.question, budget, count_tokens, count_text,
+                                                   if_absent)
