@@ -121,3 +121,15 @@ def test_with_unanswerable_sets_the_budget_is_filled_counting_what_every_prompt_
     _, docs = pool()
     sets = build_sets(QA, docs, 150, [0, 100], 0, words, words, unanswerable_share=0.5)
     assert all(words(answer_prompt(s.docs, s.question, IF_ABSENT)) <= 150 for s in sets)
+
+
+def test_the_arms_tables_of_a_run_whose_calls_all_failed_are_empty_not_errors():
+    from lclab.context_vs_rag.frontier import arm_tables
+
+    failed = pd.DataFrame([{"qa_id": q, "noise_pct": 100, "method": m, "k": None, "answerable": not q.endswith("t"),
+                            "error": "HTTP 400"} for q in ("q1", "q1/absent") for m in ("long_context", "rag")]
+                          + [{"qa_id": "q1", "noise_pct": 100, "method": "self_route", "k": 3, "answerable": True,
+                              "error": "HTTP 400"}])
+    tables, notes = arm_tables(failed, True, True, True)
+    assert tables["frontier"].empty and tables["self_route"].empty and "nothing to compare" in notes[0]
+    assert tables["abstention"]["abstained"].isna().all() and tables["abstention"]["accuracy"].isna().all()

@@ -41,3 +41,33 @@ def test_the_reference_manifest_names_the_run_and_model_it_came_from():
     manifest = pd.read_json(RUNS / "synthetic" / "manifest.json", typ="series")
     assert manifest["experiment"] == "synthetic" and manifest["run_name"] == "synthetic"
     assert re.fullmatch(r"[0-9a-f]{40}", manifest["commit"])
+
+
+def cell(value: float, lo: float, hi: float, fmt: str = ".2f") -> str:
+    shown = lambda x: "none" if pd.isna(x) else format(x, fmt)  # noqa: E731
+    return f"{shown(value)} [{shown(lo)}, {shown(hi)}]"
+
+
+def test_the_association_study_table_is_what_its_items_give():
+    from lclab.synthetic.run import association_tables
+
+    items = pd.read_json(RUNS / "associations" / "result_items.jsonl", lines=True, precise_float=True)
+    assert len(items) == 120 and items["cluster"].nunique() == 20
+    by_length = summarize(items, ["task", "context_tokens"]).set_index(["task", "context_tokens"])
+    lengths = effective_lengths(items).set_index("task")
+    rows = docs_table("long-contexts.md", "| task | overlap | 1,000 | 2,000 | 4,000 | NoLiMa's effective")
+    assert [r[0] for r in rows] == ["association", "association_literal"]
+    for task, overlap, *cells, nolima, ruler in rows:
+        assert overlap == f"{items[items['task'] == task]['question_overlap'].mean():.2f}"
+        for length, shown in zip((1000, 2000, 4000), cells):
+            r = by_length.loc[(task, length)]
+            assert shown == cell(r["score"], r["lo"], r["hi"]), (task, length)
+            assert r["haystacks"] == 10
+        e = lengths.loc[task]
+        assert nolima == cell(e["effective_length"], e["lo"], e["hi"], ",.0f"), task
+        assert ruler == cell(e["ruler_effective_length"], e["ruler_lo"], e["ruler_hi"], ",.0f"), task
+    gap = association_tables(items)["association_gap"].set_index("context_tokens")
+    rows = docs_table("long-contexts.md", "| length | literal − associative")
+    for length, shown in rows:
+        g = gap.loc[int(length.replace(",", ""))]
+        assert shown == cell(g["literal_minus_association"], g["lo"], g["hi"], "+.2f"), length

@@ -80,8 +80,9 @@ def arm_tables(every: pd.DataFrame, frontier: bool, self_route: bool, unanswerab
         notes.append(line)
     if unanswerable:
         asked = every[(every["noise_pct"] > 0) & every["method"].isin(SEED_METHODS)] if len(every) else every
-        if "abstained" not in asked:  # every call failed: the table says there is nothing to read
-            asked = asked.assign(abstained=float("nan"))
+        for column in ("abstained", "judge_correct"):  # every call failed: the table says there is nothing to read
+            if column not in asked:
+                asked = asked.assign(**{column: float("nan")})
         tables["abstention"] = abstention_table(asked, ["noise_pct", "method"], "judge_correct", "abstained", "qa_id")
         notes.append("unanswerable sets: the answer passage cut out of the context and the index; abstention "
                      "(the refusal rule) beside the answer rate on answerable sets in `abstention`")
