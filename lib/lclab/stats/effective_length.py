@@ -79,6 +79,8 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, 
     draws = np.array([estimate(rng.integers(0, len(table), len(table))) for _ in range(n_boot)])
     draws = draws[~np.isnan(draws)]
     lo, hi = (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else (math.nan,) * 2
+    if math.isnan(point):  # undefined here: the resamples where it happens to be defined are no interval for it
+        lo = hi = math.nan
     base = items[items["context_tokens"] == items["context_tokens"].min()][value].dropna().astype(float).mean()
     return {"effective_length": point, "lo": lo, "hi": hi, "base_accuracy": base, "n_pairs": len(table)}
 
