@@ -4,7 +4,7 @@ refusal condition), reported side by side.
 The two rates come from different clusters (an unanswerable haystack or document set is built apart from the
 answerable ones), so each gets its own cluster t interval (`cluster_mean_ci`), and the combined score, the mean
 of accuracy on answerable items and abstention on unanswerable ones, gets the interval of a mean of two
-independent estimates (standard errors read back from their intervals). A model that always answers scores at
+independent estimates (from their cluster-robust standard errors). A model that always answers scores at
 most 0.5 on it, one that always refuses exactly 0.5: neither habit pays.
 """
 
@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy import stats
 
-from .clusters import cluster_mean_ci
+from .clusters import _by_cluster, _cluster_t, cluster_mean_ci
 
 COLUMNS = ["answerable_units", "answered", "answered_lo", "answered_hi", "accuracy", "accuracy_lo", "accuracy_hi",
            "unanswerable_units", "abstained", "abstained_lo", "abstained_hi", "combined", "combined_lo",
@@ -30,12 +29,11 @@ def unanswerable_count(share: float, answerable: int) -> int:
     return 0 if share == 0 else max(1, math.floor(share * answerable / (1 - share) + 0.5))
 
 
-def _se(ci: dict) -> float:
-    """The standard error behind a t interval of k clusters (NaN below two clusters)."""
-    k = ci["n_clusters"]
-    if k < 2 or math.isnan(ci["lo"]):
-        return math.nan
-    return (ci["hi"] - ci["lo"]) / (2 * stats.t.ppf(0.975, k - 1))
+def _se(values: pd.Series, clusters: pd.Series) -> float:
+    """The cluster-robust standard error of a mean (NaN below two clusters). Read from the data, not back from
+    an interval: `cluster_mean_ci` clips its interval to the values' range, which would shrink it."""
+    cells = _by_cluster(values, clusters)
+    return _cluster_t(cells, 0.95)[1] if len(cells) >= 2 else math.nan
 
 
 def abstention_row(items: pd.DataFrame, score: str, abstained: str, cluster: str) -> dict:
@@ -47,7 +45,7 @@ def abstention_row(items: pd.DataFrame, score: str, abstained: str, cluster: str
     accuracy = cluster_mean_ci(yes[score].astype(float), yes[cluster])
     refused = cluster_mean_ci(no[abstained].astype(float), no[cluster])
     combined = (accuracy["mean"] + refused["mean"]) / 2
-    se = math.hypot(_se(accuracy), _se(refused)) / 2
+    se = math.hypot(_se(yes[score].astype(float), yes[cluster]), _se(no[abstained].astype(float), no[cluster])) / 2
     return {"answerable_units": answered["n_clusters"], "answered": answered["mean"], "answered_lo": answered["lo"],
             "answered_hi": answered["hi"], "accuracy": accuracy["mean"], "accuracy_lo": accuracy["lo"],
             "accuracy_hi": accuracy["hi"], "unanswerable_units": refused["n_clusters"], "abstained": refused["mean"],
