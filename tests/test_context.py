@@ -68,3 +68,30 @@ def test_distractors_exclude_the_answer_file_and_any_passage_with_the_answer():
     assert sorted(d.id for d in got) == ["c#0", "d#0"]
     again = candidate_distractors(answer, pool, "Paris", random.Random(0))
     assert [d.id for d in got] == [d.id for d in again]  # seeded
+
+
+def test_fill_budget_counts_each_passage_once_and_chooses_what_counting_every_block_would():
+    rng = random.Random(3)
+    answer, pool = doc(0), [doc(i, n_words=rng.randint(3, 60)) for i in range(1, 400)]
+    block = lambda k, d: "\n\n" + f"Document [{k}]\n{d.text}"  # noqa: E731  (the "document" template)
+
+    def exact(budget):  # every candidate's document block counted, as fill_budget did before it skipped any
+        chosen, used = [], words(answer_prompt([answer], "What?"))
+        for d in pool:
+            cost = words(block(len(chosen) + 1, d))
+            if used + cost <= budget:
+                chosen.append(d)
+                used += cost
+        return chosen
+
+    counted = []
+
+    def counting(text):
+        counted.append(text)
+        return words(text)
+
+    for budget in (80, 300, 900):
+        assert fill_budget(answer, pool, "What?", budget, counting) == exact(budget)
+    bare = [t for t in counted if not t.startswith("\n\nDocument")]
+    assert len(bare) <= len(pool) + 3 * 3  # each passage's own count once over all budgets (+ whole prompts)
+    assert len(counted) - len(bare) < len(pool)  # most blocks were never counted

@@ -13,7 +13,7 @@ import pytest
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
-N = 4
+N = 3
 RUN = """
 import signal
 import sys
@@ -21,7 +21,7 @@ import sys
 # restore Ctrl-C's KeyboardInterrupt so the test stops the child however the suite was launched.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from lclab.rag_ifeval import run_models
-run_models(["local/qwen2.5-coder-0.5b"], run_name=sys.argv[1], n_samples={n}, max_tokens=48)
+run_models(["local/qwen2.5-coder-0.5b"], run_name=sys.argv[1], n_samples={n}, max_tokens=32)
 """.format(n=N)
 
 

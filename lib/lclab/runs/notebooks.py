@@ -49,6 +49,9 @@ def declared_parameters(notebook: Path) -> dict[str, dict]:
     experiment = for_notebook(notebook.stem)
     if experiment is not None and experiment.parameters is not None:
         return as_inspected(experiment.parameters)
+    from .kernels import without_iri_grammars
+
+    without_iri_grammars()
     import papermill
 
     return papermill.inspect_notebook(str(notebook))
@@ -132,6 +135,9 @@ def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
 
 def execute(notebook: Path, params: dict, output: Path) -> float:
     """Run one notebook; returns wall seconds. Raises papermill's error if a cell fails."""
+    from .kernels import without_iri_grammars
+
+    without_iri_grammars()
     import papermill
 
     declared = declared_parameters(notebook)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+import weakref
 from typing import Callable, Iterator, Sequence
 
 from ..prompts import render
@@ -54,6 +55,22 @@ def candidate_distractors(
     return candidates
 
 
+# A passage's own token count, kept per counter: every pair and budget of a run scans the same pool, and most of
+# the pool no longer fits once the budget is nearly full. A header and its seam can merge at most a few tokens
+# of the passage into one, so a passage whose bare count exceeds the room by more than SEAM_TOKENS cannot fit and
+# is skipped without counting its document block; the others are counted exactly, as before, so the distractors
+# chosen are the same.
+SEAM_TOKENS = 8
+_BARE_COSTS: "weakref.WeakKeyDictionary[Callable[[str], int], dict[str, int]]" = weakref.WeakKeyDictionary()
+
+
+def _bare_costs(count_text: Callable[[str], int]) -> dict[str, int]:
+    try:
+        return _BARE_COSTS.setdefault(count_text, {})
+    except TypeError:  # a counter that cannot be weakly referenced: a cache for this call only
+        return {}
+
+
 def fill_budget(
     answer: Document,
     candidates: Sequence[Document],
@@ -82,7 +99,12 @@ def fill_budget(
             f"or use shorter passages"
         )
     chosen, used = [], base
+    bare = _bare_costs(count_text)
     for doc in candidates:
+        if doc.text not in bare:
+            bare[doc.text] = count_text(doc.text)
+        if used + bare[doc.text] - SEAM_TOKENS > budget_tokens:
+            continue  # cannot fit even with its header free: not worth counting exactly
         cost = count_text("\n\n" + render("document", index=len(chosen) + 1, text=doc.text))
         if used + cost > budget_tokens:
             continue  # a shorter passage further down may still fit

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Build llama.cpp's own HTTP server (tools/server of the llama.cpp inside llama-cpp-python), for the tests that
+# count tokens against a real llama-server, into ~/.cache/lclab/bin/llama-server-<version>/. Idempotent.
+#
+#   scripts/build_llama_server.sh           build it if it is not built (~3 min on 2 cores from the tree the
+#                                           wheel's build kept, ~6 from the source)
+#   scripts/build_llama_server.sh --built   only say (exit status) whether it is built
+#
+# ./run_tests.sh runs it beside the tests at the lowest priority; scripts/setup.sh --llama-server runs it at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/llama_cpp.sh
+
+[ -x "$SERVER_DIR/llama-server" ] && exit 0
+[ "${1:-}" = "--built" ] && exit 1
+PY=.venv/bin/python
+llama_source "$PY"
+# The tools folder brings its own mtmd (LLAVA_BUILD off: the wheel's would be a second copy); the server's web
+# page is left out, and the binary finds its libraries beside it ($ORIGIN). An interrupted build resumes here.
+# shellcheck disable=SC2086  # the flags are words
+cmake -S "$TREE/src" -B "$TREE/build" $CMAKE_FLAGS -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAVA_BUILD=OFF \
+  -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DCMAKE_BUILD_RPATH='$ORIGIN' > "$TREE/cmake.log" 2>&1 \
+  || { tail -n 40 "$TREE/cmake.log" >&2; exit 1; }
+cmake --build "$TREE/build" --target llama-server -j "$(nproc)" > "$TREE/build.log" 2>&1 \
+  || { tail -n 40 "$TREE/build.log" >&2; exit 1; }
+built=$(dirname "$(find "$TREE/build" -name llama-server -type f -perm -u+x | head -n1)")
+# Copied to a temporary folder and moved in one step: a stopped copy never looks like a finished server.
+rm -rf "$SERVER_DIR.partial" && mkdir -p "$SERVER_DIR.partial"
+cp -P "$built"/llama-server "$built"/lib*.so* "$SERVER_DIR.partial"/
+rm -rf "$SERVER_DIR" && mv "$SERVER_DIR.partial" "$SERVER_DIR"
+rm -rf "$TREE"
+echo "llama-server: $SERVER_DIR/llama-server"
