@@ -10,7 +10,11 @@ scripts/setup.sh --llama-server-later qwen2.5-coder-0.5b
 if ! scripts/build_llama_server.sh --built; then
   source scripts/llama_cpp.sh
   mkdir -p "$(dirname "$SERVER_LOG")"
-  setsid nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
+  # Its own process group (set -m) so that it can be stopped whole, but not its own session (setsid): the
+  # kernel shares the CPU between sessions first (autogroups), and nice would then not hold it back.
+  set -m
+  nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
+  set +m
   export LCLAB_LLAMA_SERVER_BUILD=$! LCLAB_LLAMA_SERVER_LOG=$SERVER_LOG
   trap 'kill -- -"$LCLAB_LLAMA_SERVER_BUILD" 2>/dev/null || true' EXIT
 fi

@@ -92,7 +92,9 @@ if [ $need_wheel = yes ]; then
     side_pid=$!
   fi
   mkdir -p "$WHEELS"
-  CMAKE_ARGS="$CMAKE_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
+  # LLAVA_BUILD off: the lab never uses llama-cpp-python's image and audio chat handlers (imported only by
+  # them), and their mtmd library is a large part of the compile (llama-server builds its own copy).
+  CMAKE_ARGS="$CMAKE_FLAGS -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
     --disable-pip-version-check --no-deps --no-cache-dir -C build-dir="$TREE/build" -w "$WHEELS" "$TREE/src"
   if [ -n "$side" ] && ! wait "$side_pid"; then
     echo "setup: installing the pinned packages failed:" >&2; tail -n 20 "$side" >&2; exit 1

@@ -83,7 +83,8 @@ def test_points_join_the_retrieved_chunks_per_candidate(tmp_path):
     assert set(",".join(points["chunk_ids"]).split(",")) == {"cats::0", "dogs::0", "tea::0", "rust::0"}
 
 
-def test_the_committed_labels_cover_every_default_point_with_its_exact_text(corpus, essays, tmp_path):
+def test_the_committed_labels_cover_every_default_point_with_its_exact_text(corpus, essays, tmp_path,
+                                                                          shared_embeddings):
     # The labels were made by reading the points this retrieval returns; if the corpus, the chunking,
     # the embedder or the store's ranking drifts, this fails instead of labels landing on other text.
     chunker = Chunker(2000, "chars")

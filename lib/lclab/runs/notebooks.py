@@ -2,11 +2,10 @@
 
     python -m lclab.runs.notebooks --profile smoke [--model SPEC] [NOTEBOOK ...]
 
-A profile is `params/<name>.yaml`: a mapping from notebook name (file stem) to
-its parameters, plus an optional `all` entry applied to every notebook that
-declares those parameters, and an optional `env` entry of environment variables.  Unlike plain papermill, a parameter a notebook does
-not declare is an error, not a warning: a typo must not silently run defaults;
-and every value is checked against its declaration (`lclab.runs.params`) before any
+A profile is `params/<name>.yaml`: a mapping from notebook name (file stem) to its parameters, plus an optional
+`all` entry applied to every notebook that declares those parameters, and an optional `env` entry of environment
+variables. Unlike plain papermill, a parameter a notebook does not declare is an error, not a warning: a typo must
+not silently run defaults; and every value is checked against its declaration (`lclab.runs.params`) before any
 model is assembled or loaded.
 """
 
@@ -27,7 +26,7 @@ from ..models.cache import check_writable
 from ..models.errors import CacheError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
-from .kernels import INTERRUPTED, on_interrupt, quiet_kernel
+from .kernels import INTERRUPTED, on_interrupt, quiet_kernel, without_iri_grammars
 from .manifest import NOTEBOOK_ENV, failed_runs_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
@@ -37,7 +36,7 @@ NOTEBOOKS = REPO / "notebooks"
 
 
 class UnknownParameterError(ParameterError):
-    pass
+    """A parameter the notebook does not declare."""
 
 
 def declared_parameters(notebook: Path) -> dict[str, dict]:
@@ -49,8 +48,6 @@ def declared_parameters(notebook: Path) -> dict[str, dict]:
     experiment = for_notebook(notebook.stem)
     if experiment is not None and experiment.parameters is not None:
         return as_inspected(experiment.parameters)
-    from .kernels import without_iri_grammars
-
     without_iri_grammars()
     import papermill
 
@@ -135,8 +132,6 @@ def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
 
 def execute(notebook: Path, params: dict, output: Path) -> float:
     """Run one notebook; returns wall seconds. Raises papermill's error if a cell fails."""
-    from .kernels import without_iri_grammars
-
     without_iri_grammars()
     import papermill
 
