@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# What a new user waits for: clone this repo into a temporary folder with an empty home folder (no pip cache, no
+# llama.cpp wheel, no model), then time the README's plan and test commands. Prints the times and pytest's
+# slowest tests; the clone is left for inspection (its path is printed).
+#
+#   benchmarks/fresh_clone.sh [PYTEST_ARGS ...]     e.g. benchmarks/fresh_clone.sh -x
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+mkdir -p "$work/home"
+git clone -q "$repo" "$work/clone" && cd "$work/clone" || exit 1
+export HOME="$work/home"
+unset XDG_CACHE_HOME LCLAB_WHEEL_DIR
+start=$(date +%s)
+./run_all.sh --plan > "$work/plan.log" 2>&1; plan_rc=$?
+planned=$(date +%s)
+./run_tests.sh -q -p no:cacheprovider --durations=25 "$@" > "$work/tests.log" 2>&1; tests_rc=$?
+done_at=$(date +%s)
+echo "clone: $work/clone (logs: $work/plan.log, $work/tests.log)"
+echo "plan:  $((planned - start)) s (exit $plan_rc)"
+echo "tests: $((done_at - planned)) s with set-up (exit $tests_rc): $(grep -E '^[0-9]+ (passed|failed)|passed' "$work/tests.log" | tail -n 1)"
+echo "total: $((done_at - start)) s"
+sed -n '/slowest/,/^=/p' "$work/tests.log"
