@@ -74,9 +74,11 @@ all=$(printf '%s\n' $installed ${extras//,/ } | sort -u | paste -sd, -)
 # --find-links on the command line replaces the configured ones, so pass those along too: a machine's local wheel
 # directory may hold the CPU build of torch.
 links=(--find-links "$WHEELS")
-for d in ${PIP_FIND_LINKS:-} $("$VENV/bin/python" -m pip config get global.find-links 2>/dev/null || true); do
-  links+=(--find-links "$d")
-done
+if [ -n "$todo" ]; then  # asking pip's config costs a second: only when something is installed
+  for d in ${PIP_FIND_LINKS:-} $("$VENV/bin/python" -m pip config get global.find-links 2>/dev/null || true); do
+    links+=(--find-links "$d")
+  done
+fi
 
 if [ $need_wheel = yes ]; then
   echo "setup: compiling llama.cpp (llama-cpp-python $LLAMA_VERSION) once; ~5 min on 2 cores"
