@@ -95,8 +95,10 @@ if [ $need_wheel = yes ]; then
   fi
   mkdir -p "$WHEELS"
   # LLAVA_BUILD off: the lab never uses llama-cpp-python's image and audio chat handlers (imported only by
-  # them), and their mtmd library is a large part of the compile (llama-server builds its own copy).
-  CMAKE_ARGS="$CMAKE_FLAGS -DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
+  # them), and their mtmd library is a large part of the compile (llama-server builds its own copy); nor llama.cpp's
+  # common library, which the wheel compiles only for them (scripts/cmake/wheel_without_common.cmake).
+  CMAKE_ARGS="$CMAKE_FLAGS -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE='$PWD/scripts/cmake/wheel_without_common.cmake'" \
+    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
     --disable-pip-version-check --no-deps --no-cache-dir -C build-dir="$TREE/build" -w "$WHEELS" "$TREE/src"
   if [ -n "$side" ] && ! wait "$side_pid"; then
     echo "setup: installing the pinned packages failed:" >&2; tail -n 20 "$side" >&2; exit 1

@@ -91,3 +91,25 @@ def test_multi_chunk_rows_need_exactly_three_current_chunks(tmp_path, chunks):
         read_multi_chunk_file(write(tmp_path, [row(chunks, ids)]), chunks, Chunker(2000, "chars"))
     with pytest.raises(ValueError, match="has not been reviewed"):
         read_multi_chunk_file(write(tmp_path, [row(chunks, ids, validated="")]), chunks, Chunker(200))
+
+
+def test_a_quick_run_indexes_the_questions_documents_and_others_up_to_n_and_plans_the_same(chunks):
+    from lclab.planning.plan import plan_notebook
+    from lclab.rag_validation.run import indexed_chunks, subset_label
+    from lclab.runs.notebooks import NOTEBOOKS, notebook_defaults
+
+    questions = [["vw::0", "vw::1", "vw::2"], ["aord::7", "aord::8", "aord::9"]]
+    assert indexed_chunks(chunks, questions, 0, 0) == chunks and subset_label(chunks, 0) == ""
+    part = indexed_chunks(chunks, questions, 5, 0)
+    docs = {c.doc_id for c in part}
+    assert len(docs) == 5 and {"vw", "aord"} <= docs
+    assert part == [c for c in chunks if c.doc_id in docs]  # whole documents, in corpus order
+    assert {c.doc_id for c in indexed_chunks(chunks, questions, 1, 0)} == {"vw", "aord"}  # never fewer than needed
+    assert {c.doc_id for c in indexed_chunks(chunks, questions, 5, 1)} != docs  # the others are drawn by seed
+    assert subset_label(part, 5) != subset_label(indexed_chunks(chunks, questions, 5, 1), 5)
+    # The plan embeds exactly the chunks the run indexes, the question and the store's dimension probe.
+    params = {"model": "local/qwen2.5-coder-0.5b", "n_single": 0, "n_multi": 1, "n_documents": 5,
+              "judge_labelled_texts": False, "claim_metrics": False}
+    rows = plan_notebook("06_rag_validation", params, notebook_defaults(NOTEBOOKS / "06_rag_validation.ipynb"))
+    first = indexed_chunks(chunks, [questions[0]], 5, 0)
+    assert next(r for r in rows if r["stage"] == "embed")["calls"] == len(first) + 2

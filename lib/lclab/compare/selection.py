@@ -3,6 +3,7 @@ runs must share: `Experiment.comparable`)."""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 from .. import paths
@@ -43,10 +44,13 @@ def select(runs: list[str] | str) -> dict[str, list[Path]]:
 
 def differences(manifests: list[dict]) -> list[str]:
     """Each field (parameter, or input file contents) on which the runs of one experiment disagree."""
-    comparable = find(manifests[0]["experiment"]).comparable
+    experiment = find(manifests[0]["experiment"])
+    comparable = experiment.comparable
+    # A parameter added after a run was made is read at its default (the run behaved as the default says).
+    defaults = {f.name: f.default for f in fields(experiment.parameters)} if experiment.parameters else {}
     out = []
     for name in comparable:
-        values = [m["parameters"].get(name) for m in manifests]
+        values = [m["parameters"].get(name, defaults.get(name)) for m in manifests]
         if any(v != values[0] for v in values[1:]):
             out.append(f"{name}: " + " vs ".join(repr(v) for v in values))
     for name in sorted({k for m in manifests for k in m.get("inputs", {})}):

@@ -17,7 +17,7 @@ from ..text.corpus import Document, load_corpus
 from ..text.hand_tables import read_hand_table
 from .labelled_texts import labelled_samples
 from .parameters import Parameters
-from .run import EXPERIMENT
+from .run import EXPERIMENT, indexed_chunks
 
 # The three judges of every answer: (gateway stage, template); each reads the question and the answer, and its
 # own third field (the reference, nothing, the passages).
@@ -36,7 +36,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
     multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
     multi = multi[multi["validated"].str.strip().str.lower() == "yes"]
     multi = multi.head(p["n_multi"]) if p["n_multi"] else multi
-    chunks = Chunker(p["chunk_tokens"], "tokens").split(load_corpus(p["corpus"]).documents)
+    chunks = indexed_chunks(Chunker(p["chunk_tokens"], "tokens").split(load_corpus(p["corpus"]).documents),
+                            multi["chunk_ids"].str.split(";"), p.get("n_documents", 0), p["seed"])
     chosen = sample_passages([Document(c.chunk_id, c.text, c.doc_id) for c in chunks], p["n_single"], 400, p["seed"])
     rows, pairs = planned_generation(notebook, EXPERIMENT, model, chosen)
     # what each answer and judge prompt holds besides its template: {field: tokens}
@@ -86,7 +87,7 @@ EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="06_rag_validation", plan=plan, parameters=Parameters,
     judged_rate="answer equals reference (06)",
     comparable=("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path",
-                "n_multi", "max_k", "answer_k", "seed"),
+                "n_multi", "n_documents", "max_k", "answer_k", "seed"),
     series=Series(key=("qa_id",), value="judge_correct", split=("set",), x="set", x_label="question set",
                   value_label="judge accuracy",
                   cluster="qa_id", unit="questions", labels=("answer_correct", ("question", "reference", "response"))),

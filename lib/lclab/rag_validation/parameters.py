@@ -21,6 +21,10 @@ class Parameters:
     n_single: int = param(42, "(at least 0) chunks sampled (one per essay) for generated single-chunk questions")
     multi_qa_path: str = param("data/multi_chunk_qa/qa.csv", "reviewed multi-chunk questions (3 reference chunks each)")
     n_multi: int = param(0, "(at least 0) multi-chunk questions to use, in file order; 0 means all validated")
+    n_documents: int = param(
+        0,
+        "(at least 0) documents indexed: 0 means the whole corpus; n > 0 the multi-chunk questions' own documents "
+        "and others drawn by seed, n in all (a quick run: retrieval among fewer chunks is easier)")
     max_k: int = param(10, "(at least 1) retrieval depth; metrics are reported for every k from 1 to max_k")
     answer_k: int = param(3, "(at least 1) chunks given to the answering model (3, as in the seed)")
     seed: int = param(0, "which chunks get single-chunk questions")

@@ -18,6 +18,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pandas as pd
 
 from ..models import complete
@@ -46,6 +48,27 @@ KEY = ("qa_id", "fingerprint")
 
 def format_passages(hits) -> str:
     return "\n\n".join(render("rag_passage", index=i, text=h.text) for i, h in enumerate(hits))
+
+
+def indexed_chunks(chunks: list[Chunk], question_chunks, n_documents: int, seed: int) -> list[Chunk]:
+    """The chunks a run indexes: all of them, or with n_documents > 0 those of the documents the multi-chunk
+    questions' reference chunks come from and of others drawn by seed, n_documents documents in all (never fewer
+    than the questions need). The run's plan chooses the same."""
+    if not n_documents:
+        return chunks
+    doc_of = {c.chunk_id: c.doc_id for c in chunks}
+    needed = list(dict.fromkeys(doc_of[i] for ids in question_chunks for i in ids if i in doc_of))
+    others = sorted({c.doc_id for c in chunks} - set(needed))
+    random.Random(seed).shuffle(others)
+    keep = set(needed + others[:max(0, n_documents - len(needed))])
+    return [c for c in chunks if c.doc_id in keep]
+
+
+def subset_label(chunks: list[Chunk], n_documents: int) -> str:
+    """A name for the indexed documents (part of the index's name), "" for the whole corpus."""
+    if not n_documents:
+        return ""
+    return f"{len({c.doc_id for c in chunks})}docs-{fingerprint(sorted({c.doc_id for c in chunks}))[:6]}"
 
 
 def single_chunk_questions(run: Run, model: str, chunks: list[Chunk], n: int, seed: int) -> pd.DataFrame:
@@ -101,20 +124,22 @@ def claims_step(judge_model: str, chunks: list[Chunk], answer_k: int, workers: i
 def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
                        n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
-                       judge_labelled_texts: bool = True, claim_metrics: bool = True) -> Result:
+                       judge_labelled_texts: bool = True, claim_metrics: bool = True, n_documents: int = 0) -> Result:
     if answer_k > max_k:
         raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded = load_corpus(corpus)
         chunker = Chunker(chunk_tokens, "tokens")
-        chunks = chunker.split(loaded.documents)
+        every = chunker.split(loaded.documents)
+        multi = read_multi_chunk_file(multi_qa_path, every, chunker)
+        multi = (multi.head(n_multi) if n_multi else multi).assign(set="multi")
+        chunks = indexed_chunks(every, multi["relevant"], n_documents, seed)
         emb = get_embedder(embedder)
-        index = open_corpus_index(store, corpus, chunker.name, emb, directory=run.dir / "chroma")
+        index = open_corpus_index(store, corpus, chunker.name, emb, directory=run.dir / "chroma",
+                                  subset=subset_label(chunks, n_documents))
         indexing = index.add(chunks)
 
         single = single_chunk_questions(run, model, chunks, n_single, seed)
-        multi = read_multi_chunk_file(multi_qa_path, chunks, chunker)
-        multi = (multi.head(n_multi) if n_multi else multi).assign(set="multi")
         columns = ["qa_id", "set", "question", "answer", "relevant"]
         questions = pd.concat([single[columns], multi[columns]], ignore_index=True)
         settings = (model, judge_model, store, emb.spec, chunker.name, max_k, answer_k, max_answer_tokens, JUDGE,
@@ -142,6 +167,7 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
         curves = retrieval_curves(items, max_k)
         notes = [
             index_note(len(chunks), index, indexing),
+            *documents_note(chunks, every, n_documents),
             f"single-chunk questions: {len(single)} of {n_single} sampled chunks kept after the automatic check; "
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
@@ -164,6 +190,16 @@ def claims_note(items: pd.DataFrame) -> list[str]:
     return [f"claims: {len(failed)} of {len(items)} questions without claim metrics ("
             + "; ".join(f"{r.qa_id}: {str(r.claims_error)[:120]}" for r in failed.head(3).itertuples())
             + (", ..." if len(failed) > 3 else "") + ")"] if len(failed) else []
+
+
+def documents_note(chunks: list[Chunk], every: list[Chunk], n_documents: int) -> list[str]:
+    """What a run over part of the corpus indexed, and what that means for its numbers."""
+    if not n_documents:
+        return []
+    docs, total = len({c.doc_id for c in chunks}), len({c.doc_id for c in every})
+    return [f"n_documents={n_documents}: {docs} of the corpus's {total} documents indexed ({len(chunks)} of "
+            f"{len(every)} chunks): a quick run; retrieval among fewer chunks is easier, so these recalls are not "
+            "the whole corpus's"]
 
 
 def index_note(n_chunks: int, index, ix) -> str:

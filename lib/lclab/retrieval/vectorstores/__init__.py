@@ -54,8 +54,11 @@ def open_index(store: str, name: str, embedder: Embedder, directory=None) -> Vec
     raise ValueError(f"unknown vector store {store!r}; use one of {', '.join(STORES)}")
 
 
-def open_corpus_index(store: str, corpus: str, chunker_name: str, embedder: Embedder, directory=None) -> VectorIndex:
+def open_corpus_index(store: str, corpus: str, chunker_name: str, embedder: Embedder, directory=None,
+                      subset: str = "") -> VectorIndex:
     """The index of one corpus, chunked one way and embedded one way: all three are part of its name,
-    so chunks made or embedded differently never share an index."""
+    so chunks made or embedded differently never share an index. A `subset` of the corpus's documents (a label
+    naming which) gets an index of its own: searched in the whole corpus's, it would find the other documents."""
     label = "pg" if corpus == "paul_graham" else corpus.rstrip("/").split("/")[-1]
-    return open_index(store, index_name(label, chunker_name, embedder.spec), embedder, directory=directory)
+    parts = (label, subset, chunker_name, embedder.spec) if subset else (label, chunker_name, embedder.spec)
+    return open_index(store, index_name(*parts), embedder, directory=directory)
