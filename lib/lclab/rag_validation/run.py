@@ -166,8 +166,7 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
             steps=steps)
         curves = retrieval_curves(items, max_k)
         notes = [
-            index_note(len(chunks), index, indexing),
-            *documents_note(chunks, every, n_documents),
+            index_note(len(chunks), index, indexing), *documents_note(chunks, every, n_documents),
             f"single-chunk questions: {len(single)} of {n_single} sampled chunks kept after the automatic check; "
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
