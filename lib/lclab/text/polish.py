@@ -36,6 +36,8 @@ import re
 import threading
 from functools import lru_cache
 
+from .simplemma_pl import usual_lemma
+
 # Which reading of an ambiguous form to keep. The choice depends on the kinds of
 # reading a form has, never on the form itself, so that the forms of one word
 # agree ("potwierdzający" and "potwierdzającym" are both the adjective):
@@ -209,15 +211,13 @@ def _preferred(word: str, prefer: str) -> list[tuple[str, str, tuple[str, ...]]]
 
 
 def _lemma(word: str, prefer: str | None = None) -> str:
-    import simplemma
-
     if word.isdigit() or len(word) == 1:
         return word  # single letters are symbols here ("kategoria B", "załącznik A")
     if word in _USUAL:
         return _USUAL[word]
     readings = (prefer and _preferred(word, prefer)) or _current_readings(word)
     if not readings:
-        return simplemma.lemmatize(word, lang="pl").lower()
+        return usual_lemma(word)
     pronouns = [(_name(lem), tag) for lem, tag, _ in readings if _is_pronoun(tag)]
     if pronouns:
         if pronouns[0][1].startswith("ppron3"):
@@ -236,7 +236,7 @@ def _lemma(word: str, prefer: str | None = None) -> str:
         if _rank(tag) == best:
             group = _group_name(lem, best)
             slots[group] = slots.get(group, 0) + _slots(tag)
-    usual = simplemma.lemmatize(word, lang="pl").lower()
+    usual = usual_lemma(word)
     return max(slots, key=lambda g: (slots[g], g == usual, g == word, -list(slots).index(g)))
 
 
@@ -261,8 +261,6 @@ def _group_name(lemma_id: str, rank: int) -> str:
     """The one name of the group of lemmas of this rank that share forms with `lemma_id`, transitively."""
     if (lemma_id, rank) in _groups:
         return _groups[(lemma_id, rank)]
-    import simplemma
-
     members: dict[str, tuple[bool, int]] = {}  # lemma id -> (has an unqualified reading, paradigm size)
     all_forms: set[str] = set()
     todo = [lemma_id]
@@ -284,7 +282,7 @@ def _group_name(lemma_id: str, rank: int) -> str:
         members[lem] = (unqualified, len(forms))
     votes: dict[str, int] = {}
     for form in all_forms:
-        usual = simplemma.lemmatize(form, lang="pl").lower()
+        usual = usual_lemma(form)
         votes[usual] = votes.get(usual, 0) + 1
     name = _name(min(members, key=lambda m: (not members[m][0], -votes.get(_name(m), 0), -members[m][1],
                                              _name(m), m)))
