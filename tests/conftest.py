@@ -119,10 +119,13 @@ def pytest_collection_modifyitems(items):
     """The order the llama-server build beside the tests (./run_tests.sh) wants: first the quick tests, one Python
     thread each, which leave a core to the build; then the model and notebook tests, whose two-thread llama.cpp
     and torch work slows down with any other busy process (measured: all-calls-fail 129 -> 204 s beside the
-    build); last the tests that need the server, which wait for it."""
-    def rank(item) -> tuple[bool, bool]:
+    build), the ones that keep both cores busy with processes of their own (BUSY_PROCESSES in their module) after
+    the others, when the build has most likely ended (all-calls-fail: 74 s after it, 114 s beside it); last the
+    tests that need the server, which wait for it."""
+    def rank(item) -> tuple[bool, bool, bool]:
         heavy = item.get_closest_marker("model") is not None or item.get_closest_marker("slow") is not None
-        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy
+        busy = getattr(getattr(item, "module", None), "BUSY_PROCESSES", 1) > 1
+        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy, busy
 
     items.sort(key=rank)
 
