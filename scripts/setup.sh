@@ -28,7 +28,7 @@ install() {
 # --plan: only what `./run_all.sh --plan` needs (papermill to read the notebooks' parameters, pandas, the
 # statistics of the design lines, the tokenizer fallback and the packages the experiments import to prepare
 # their prompts), at the pinned versions, without compiling llama.cpp or installing torch: a plan on a fresh
-# clone takes about a minute, and the full set-up is left to the first run.
+# clone takes about 25 s, and the full set-up is left to the first run.
 if [ "${1:-}" = "--plan" ]; then
   full="$VENV/.lclab-setup" light="$VENV/.lclab-plan"
   pins=$(sha256sum pyproject.toml | cut -d' ' -f1)
