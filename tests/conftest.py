@@ -96,38 +96,54 @@ def llama_server(log_dir, alias: str = "qwen-0.5b", n_ctx: int = 2048):
             proc.wait(timeout=30)
 
 
-def wait_for_server_build(binary, timeout: float = 1800) -> None:
+def wait_for_build_to_end(timeout: float = 1800, built=lambda: False) -> None:
     """./run_tests.sh compiles llama-server beside the tests (LCLAB_LLAMA_SERVER_BUILD: the build's process
-    group): wait for it to end; a build that ends without the binary fails the test with the build's log."""
+    group): wait until it has ended (or `built()` says its binary is there)."""
     build = os.environ.get("LCLAB_LLAMA_SERVER_BUILD")
-    if binary.exists() or not build:
-        return
     deadline = time.time() + timeout
-    while not binary.exists() and time.time() < deadline:
+    while build and not built() and time.time() < deadline:
         try:
             os.killpg(int(build), 0)
         except ProcessLookupError:
-            break  # the build has ended
+            return  # the build has ended
         time.sleep(2)
+
+
+def wait_for_server_build(binary, timeout: float = 1800) -> None:
+    """Wait for the llama-server build beside the tests; a build that ends without the binary fails the test with
+    the build's log."""
+    if binary.exists() or not os.environ.get("LCLAB_LLAMA_SERVER_BUILD"):
+        return
+    wait_for_build_to_end(timeout, binary.exists)
     if not binary.exists():
         log = Path(os.environ.get("LCLAB_LLAMA_SERVER_LOG", "/nonexistent"))
         tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no log)"
         pytest.fail(f"llama-server was not built ({log}):\n{tail}")
 
 
+def heavy(item) -> bool:
+    return item.get_closest_marker("model") is not None or item.get_closest_marker("slow") is not None
+
+
 def pytest_collection_modifyitems(items):
     """The order the llama-server build beside the tests (./run_tests.sh) wants: first the quick tests, one Python
-    thread each, which leave a core to the build; then the model and notebook tests, whose two-thread llama.cpp
-    and torch work slows down with any other busy process (measured: all-calls-fail 129 -> 204 s beside the
-    build), the ones that keep both cores busy with processes of their own (BUSY_PROCESSES in their module) after
-    the others, when the build has most likely ended (all-calls-fail: 74 s after it, 114 s beside it); last the
-    tests that need the server, which wait for it."""
+    thread each, which leave a core to the build; then the model and notebook tests, the ones that keep both
+    cores busy with processes of their own (BUSY_PROCESSES in their module) after the others; last the tests that
+    need the server."""
     def rank(item) -> tuple[bool, bool, bool]:
-        heavy = item.get_closest_marker("model") is not None or item.get_closest_marker("slow") is not None
         busy = getattr(getattr(item, "module", None), "BUSY_PROCESSES", 1) > 1
-        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy, busy
+        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy(item), busy
 
     items.sort(key=rank)
+
+
+def pytest_runtest_setup(item):
+    """A model or notebook test starts only once the llama-server build beside the suite has ended. Their
+    two-thread llama.cpp and torch work waits at barriers for whichever thread lost its core, so sharing the
+    machine with the build cost them about twice the build's own progress (all-calls-fail 129 -> 204 s; on a
+    fresh clone 01's smoke notebook took 172 s with the build's last two minutes beside it); the build alone on both cores is the cheaper order."""
+    if heavy(item):
+        wait_for_build_to_end()
 
 
 @pytest.fixture(scope="module")
