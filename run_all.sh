@@ -48,6 +48,7 @@ if [ ! -f "params/$profile.yaml" ] && [ ! -f "$profile" ]; then
   exit 2
 fi
 
+source scripts/bytecode.sh
 args=(--profile "$profile")
 [ -n "$model" ] && args+=(--model "$model")
 [ -n "$target" ] && args+=(--target "$target")

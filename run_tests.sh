@@ -3,19 +3,25 @@
 # Extra arguments go to pytest, e.g. ./run_tests.sh -k cache -x
 set -euo pipefail
 cd "$(dirname "$0")"
+source scripts/bytecode.sh
 scripts/setup.sh --llama-server-later qwen2.5-coder-0.5b
 # llama.cpp's own server, for the few tests that count tokens against a real llama-server, compiles beside the
 # tests at the lowest priority (on the core they leave idle, minutes of it on a fresh machine); those tests run
-# last and wait for it (tests/conftest.py). A stopped build resumes where it was next time.
+# last and wait for it (tests/conftest.py). Set-up starts it as soon as the llama.cpp wheel exists (its process
+# group in $SERVER_LOG.pid); otherwise it starts here. A stopped build resumes where it was next time.
 if ! scripts/build_llama_server.sh --built; then
   source scripts/llama_cpp.sh
-  mkdir -p "$(dirname "$SERVER_LOG")"
-  # Its own process group (set -m) so that it can be stopped whole, but not its own session (setsid): the
-  # kernel shares the CPU between sessions first (autogroups), and nice would then not hold it back.
-  set -m
-  nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
-  set +m
-  export LCLAB_LLAMA_SERVER_BUILD=$! LCLAB_LLAMA_SERVER_LOG=$SERVER_LOG
+  build=$(cat "$SERVER_LOG.pid" 2>/dev/null || true)
+  if [ -z "$build" ] || ! kill -0 -- -"$build" 2>/dev/null; then
+    mkdir -p "$(dirname "$SERVER_LOG")"
+    # Its own process group (set -m) so that it can be stopped whole, but not its own session (setsid): the
+    # kernel shares the CPU between sessions first (autogroups), and nice would then not hold it back.
+    set -m
+    nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
+    set +m
+    build=$!
+  fi
+  export LCLAB_LLAMA_SERVER_BUILD=$build LCLAB_LLAMA_SERVER_LOG=$SERVER_LOG
   trap 'kill -- -"$LCLAB_LLAMA_SERVER_BUILD" 2>/dev/null || true' EXIT
 fi
 .venv/bin/python -m pytest "$@"

