@@ -12,7 +12,9 @@ scripts/setup.sh --llama-server-later qwen2.5-coder-0.5b
 if ! scripts/build_llama_server.sh --built; then
   source scripts/llama_cpp.sh
   build=$(cat "$SERVER_LOG.pid" 2>/dev/null || true)
-  if [ -z "$build" ] || ! kill -0 -- -"$build" 2>/dev/null; then
+  # Only a running build counts (a pid left by a build that died with the machine may name another process now).
+  if [ -z "$build" ] || ! kill -0 -- -"$build" 2>/dev/null \
+     || { [ -r "/proc/$build/cmdline" ] && ! grep -q build_llama_server "/proc/$build/cmdline"; }; then
     mkdir -p "$(dirname "$SERVER_LOG")"
     # Its own process group (set -m) so that it can be stopped whole, but not its own session (setsid): the
     # kernel shares the CPU between sessions first (autogroups), and nice would then not hold it back.
