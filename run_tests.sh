@@ -11,19 +11,8 @@ scripts/setup.sh --llama-server-later qwen2.5-coder-0.5b
 # group in $SERVER_LOG.pid); otherwise it starts here. A stopped build resumes where it was next time.
 if ! scripts/build_llama_server.sh --built; then
   source scripts/llama_cpp.sh
-  build=$(cat "$SERVER_LOG.pid" 2>/dev/null || true)
-  # Only a running build counts (a pid left by a build that died with the machine may name another process now).
-  if [ -z "$build" ] || ! kill -0 -- -"$build" 2>/dev/null \
-     || { [ -r "/proc/$build/cmdline" ] && ! grep -q build_llama_server "/proc/$build/cmdline"; }; then
-    mkdir -p "$(dirname "$SERVER_LOG")"
-    # Its own process group (set -m) so that it can be stopped whole, but not its own session (setsid): the
-    # kernel shares the CPU between sessions first (autogroups), and nice would then not hold it back.
-    set -m
-    nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
-    set +m
-    build=$!
-  fi
-  export LCLAB_LLAMA_SERVER_BUILD=$build LCLAB_LLAMA_SERVER_LOG=$SERVER_LOG
+  server_build_running || start_server_build
+  export LCLAB_LLAMA_SERVER_BUILD=$(cat "$SERVER_LOG.pid") LCLAB_LLAMA_SERVER_LOG=$SERVER_LOG
   trap 'kill -- -"$LCLAB_LLAMA_SERVER_BUILD" 2>/dev/null || true' EXIT
 fi
 .venv/bin/python -m pytest "$@"

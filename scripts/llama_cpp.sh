@@ -22,3 +22,23 @@ llama_source() {
     "llama-cpp-python==$LLAMA_VERSION" -d "$TREE"
   tar xzf "$TREE"/llama_cpp_python-*.tar.gz -C "$TREE/src" --strip-components=1
 }
+
+# llama-server's build (scripts/build_llama_server.sh) in the background at the lowest priority, its process group
+# id in $SERVER_LOG.pid. Its own process group (set -m) so that it can be stopped whole, but not its own session
+# (setsid): the kernel shares the CPU between sessions first (autogroups), and nice would then not hold it back.
+start_server_build() {
+  mkdir -p "$(dirname "$SERVER_LOG")"
+  set -m
+  nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
+  set +m
+  echo $! > "$SERVER_LOG.pid"
+}
+
+# Whether the build start_server_build started is still running (a pid left by a build that died with the machine
+# may name another process now).
+server_build_running() {
+  local build
+  build=$(cat "$SERVER_LOG.pid" 2>/dev/null) || return 1
+  kill -0 -- -"$build" 2>/dev/null || return 1
+  [ ! -r "/proc/$build/cmdline" ] || grep -q build_llama_server "/proc/$build/cmdline"
+}

@@ -115,15 +115,10 @@ if [ $need_wheel = yes ]; then
 fi
 [ $server = now ] && scripts/build_llama_server.sh
 if [ $server = later ] && [ $need_wheel = yes ]; then
-  # llama-server compiles from the tree the wheel just left, at the lowest priority, while the rest of set-up (the
-  # pins, the model's parts) leaves a core idle; ./run_tests.sh picks it up from $SERVER_LOG.pid and waits for it
-  # where a test needs it. Its own process group (set -m), so that it can be stopped whole; stopped here if
-  # set-up fails.
-  mkdir -p "$(dirname "$SERVER_LOG")"
-  set -m
-  nice -n 19 scripts/build_llama_server.sh > "$SERVER_LOG" 2>&1 &
-  set +m
-  echo $! > "$SERVER_LOG.pid"
+  # llama-server compiles from the tree the wheel just left while the rest of set-up (the pins, the model's parts)
+  # leaves a core idle; ./run_tests.sh finds it by $SERVER_LOG.pid and the tests wait for it where they need it.
+  # Stopped if set-up fails.
+  start_server_build
   trap 'status=$?; [ $status = 0 ] || kill -- -"$(cat "$SERVER_LOG.pid")" 2>/dev/null || true' EXIT
 fi
 
