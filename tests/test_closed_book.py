@@ -18,11 +18,11 @@ def test_the_reading_gain_is_paired_by_qa_pair_and_known_pairs_are_flagged():
     closed = pd.DataFrame({"qa_id": ["q1", "q2", "q3", "q4"], "judge_correct": [False, True, False, False]})
     assert known_pairs(closed) == {"q2"}
     table = reading_gain(items, closed).set_index("arm")
-    assert table.loc["with context", "judge_acc"] == pytest.approx(7 / 12)
-    assert table.loc["closed book", "judge_acc"] == pytest.approx(0.25)
+    assert table.loc["with context", "acc"] == pytest.approx(7 / 12)
+    assert table.loc["closed book", "acc"] == pytest.approx(0.25)
     # Per pair, with minus without: 2/3, 0, 1/3, 1/3 (mean 1/3 over equal clusters).
     gain = table.loc["reading gain (with − closed book, paired by QA pair)"]
-    assert gain["judge_acc"] == pytest.approx(1 / 3) and gain["qa_pairs"] == 4
+    assert gain["acc"] == pytest.approx(1 / 3) and gain["qa_pairs"] == 4
     assert gain["lo"] < 1 / 3 < gain["hi"]
     assert table.loc["with context, pairs not known closed-book", "qa_pairs"] == 3
 

@@ -5,8 +5,6 @@ import math
 
 import pandas as pd
 import pytest
-from lclab.rag_validation import labelled_texts as lt
-from lclab.runs.runner import Run
 from lclab.scoring.labellers import SECOND, labeller_agreement
 from lclab.scoring.labels import LABELS, label_key, load_labels
 from lclab.scoring.reliability import card
@@ -52,19 +50,31 @@ def test_without_a_second_labeller_the_ceiling_is_left_empty():
     assert got["labellers_n"] == 0 and math.isnan(got["labellers_kappa"])
 
 
-def test_the_judge_reads_labelled_texts_of_both_classes_and_gets_a_card(monkeypatch):
-    """The real 0.5B judges one text of each class per judge (a smoke size of the 139 shipped)."""
-    texts = lt.labelled_texts()
-    labels = {c: load_labels(name) for c, (name, *_) in lt.FILES.items()}
-    keep = pd.concat([texts[(texts["judge"] == c) & (texts["key"].map(labels[c]) == y)].head(1)
-                      for c in lt.FILES for y in (0, 1)])
-    monkeypatch.setattr(lt, "labelled_texts", lambda: keep)
-    with Run("rag_validation", "labelled", parameters={}) as run:
-        judged = lt.judge_labelled_texts(run, "local/qwen2.5-coder-0.5b", 0, 1)
-        assert (run.dir / "labelled_texts.jsonl").exists()
-    rows = lt.labelled_text_cards(judged, "local/qwen2.5-coder-0.5b")
-    assert [r["metric"] for r in rows] == ["answer relevance (06, labelled texts)", "faithfulness (06, labelled texts)"]
-    for row in rows:
-        assert row["n_judged"] + row["parse_failures"] == 2
-        assert row["n_labelled"] == row["n_judged"] and (row["n_judged"] == 0 or row["base_rate"] == 0.5)
-        assert row["labellers_n"] == row["n_labelled"]  # every shipped text has a second label
+@pytest.mark.model
+def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdicts(monkeypatch):
+    """The real 0.5B judges a few shipped texts of each kind (both classes); the card's verdicts are kept per judge,
+    so the second card makes no call; a label changed later is read at once, without judging again."""
+    from lclab.models import ACCOUNTING
+    from lclab.scoring import judge_card as jc
+
+    judge = "local/qwen2.5-coder-0.5b"
+    cards = {}
+    for kind in ("answer_correct", "rag_relevance", "claim_support"):
+        cards[kind] = first = jc.judge_card(judge, kind, n_texts=6, progress=False)
+        texts = jc.card_texts(kind, 6)
+        assert first["n"] + first["unscored"] == len(texts) and set(texts["label"]) == {0, 1}
+        assert first["kind"] == kind and first["line"].startswith(f"shipped card ({kind}")
+        kept = jc.kept_verdicts(judge, kind)
+        assert len(kept) == len(texts) and jc.store_path(judge, kind).exists()
+    ACCOUNTING.reset()
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(jc.card_root().parent / "empty-model-cache"))  # only the store left
+    again = jc.judge_card(judge, "answer_correct", n_texts=6, progress=False)
+    total = ACCOUNTING.table().set_index("stage").loc["total"]
+    assert (total["calls"], total["cache_hits"]) == (0, 0)
+    assert {k: again[k] for k in ("n", "auc", "sensitivity")} == pytest.approx(
+        {k: cards["answer_correct"][k] for k in ("n", "auc", "sensitivity")}, nan_ok=True)
+    texts = jc.card_texts("answer_correct", 6)
+    monkeypatch.setattr(jc, "card_texts", lambda kind, n=None: texts.assign(label=1 - texts["label"]))
+    inverted = jc.judge_card(judge, "answer_correct", n_texts=6, progress=False)
+    assert inverted["base_rate"] == pytest.approx(1 - again["base_rate"])
+    assert ACCOUNTING.table().set_index("stage").loc["total", "calls"] == 0

@@ -39,7 +39,7 @@ def test_headline_has_the_seed_numbers():
 def test_answer_quality_leaves_unscored_judgments_out():
     q = answer_quality(ITEMS).set_index(["set", "measure"])
     faithful = q.loc[("single", "faithfulness to retrieved chunks")]
-    assert (faithful["n"], faithful["rate"], faithful["unscored"]) == (1, 1.0, 1)
+    assert (faithful["n"], faithful["raw"], faithful["unscored"]) == (1, 1.0, 1)
 
 
 def test_bootstrap_interval_brackets_the_mean_and_reproduces():
@@ -109,7 +109,7 @@ def test_a_quick_run_indexes_the_questions_documents_and_others_up_to_n_and_plan
     assert subset_label(part, 5) != subset_label(indexed_chunks(chunks, questions, 5, 1), 5)
     # The plan embeds exactly the chunks the run indexes, the question and the store's dimension probe.
     params = {"model": "local/qwen2.5-coder-0.5b", "n_single": 0, "n_multi": 1, "n_documents": 5,
-              "judge_labelled_texts": False, "claim_metrics": False}
+              "claim_metrics": False}
     rows = plan_notebook("06_rag_validation", params, notebook_defaults(NOTEBOOKS / "06_rag_validation.ipynb"))
     first = indexed_chunks(chunks, [questions[0]], 5, 0)
     assert next(r for r in rows if r["stage"] == "embed")["calls"] == len(first) + 2

@@ -71,11 +71,13 @@ def _holds_data(ax) -> bool:
     return any(finite(p.get_height()) and p.get_height() != 0 for p in ax.patches if hasattr(p, "get_height"))
 
 
-def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = None):
+def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = None, caption: str | None = None):
     """Lay the figure out and write `path` (PNG) with its PDF and SVG twins; returns the figure for display.
 
     `title` and `meta` ({"run": ..., "model": ...}) are written into each file's metadata. A figure none of
     whose axes holds data (a run whose calls all failed) is drawn as one line saying so, not as empty axes.
+    `caption`: what a reader must see with the numbers (who judged them and the judge's card), in small type
+    under the axes.
     """
     if not any(_holds_data(ax) for ax in fig.axes):
         width = fig.get_figwidth()
@@ -83,6 +85,9 @@ def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = N
         fig.set_size_inches(width, 1.0)
         fig.text(0.5, 0.5, NOTHING_TO_PLOT, ha="center", va="center", wrap=True)
     fig.tight_layout()
+    if caption:
+        fig.text(0.0, 0.0, caption, ha="left", va="top", fontsize=5.5, color="0.3", wrap=True)
+        meta = {**(meta or {}), "caption": caption}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = meta or {}

@@ -5,8 +5,10 @@ from __future__ import annotations
 from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import planned_embeddings
+from ..models.judge_choice import judge_spec
 from ..planning.stages import (Judged, answers_and_judges, estimated, named, planned_judges, planned_replies,
                                reply_tokens, template_prompt_tokens, text_tokens)
+from ..scoring.judge_card import planned_card
 from ..prompts import render
 from ..qa import load_validated
 from ..qa.closed_book import closed_book_samples
@@ -24,7 +26,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     template with k of the set's own chunks at their mean size (retrieval, an embedding model, is not run for a
     plan) and their judges; unanswerable sets answered but never judged; the embedding stage; the closed-book
     arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again."""
-    model, judge = p["model"], p["judge_model"] or p["model"]
+    model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
     judging = (judge_requests(p.get("self_consistency", 0)), JUDGE_MAX_TOKENS)
     _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     count, text = budget_counters(model)
@@ -66,7 +68,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
         closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa),
                                     p["max_answer_tokens"], *judging, stage="closed-book answer")
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]
-    return rows
+    return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p["card_texts"])]
 
 
 def _arm(method: str) -> str:

@@ -19,9 +19,12 @@ import pandas as pd
 
 from ..models import budget_counters, check_budget, tokenizer_name
 from ..qa import load_validated
+from ..models.judge_choice import choose_judge
 from ..qa.closed_book import closed_book_arm
+from ..qa.judged import judge_notes, read_value, with_corrected
 from ..retrieval.chunking import Chunker
 from ..runs.runner import Result, Run, Step, headline, skipped_note
+from ..scoring.judge_reading import read_judge
 from ..runs.samples import Sample
 from ..scoring.judges import correctness_card
 from ..scoring.reliability import card_notes, cards
@@ -67,10 +70,13 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
                        noise_levels: list[int], store: str, embedder: str, chunk_tokens: int, top_k: int, seed: int,
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
                        closed_book: bool = False, frontier_k: list[int] = (), self_route: bool = False,
-                       unanswerable_share: float = 0.0) -> Result:
+                       unanswerable_share: float = 0.0, card_texts: int = 0) -> Result:
     """Run (or resume) both methods on every document set: one row per (pair, noise level, method); with
     `closed_book`, every QA pair asked with no context as well (lclab.qa.closed_book); `frontier_k`,
-    `self_route` and `unanswerable_share` add their arms (module docstring)."""
+    `self_route` and `unanswerable_share` add their arms (module docstring). The judge (lclab.models.judge_choice)
+    reads `card_texts` of the shipped labelled answers for its card, which decides what is read (qa/judged.py)."""
+    judge = choose_judge(model, judge_model)
+    judge_model = judge.spec
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         check_budget(model, context_tokens, max_answer_tokens)  # refused before any work
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
@@ -93,20 +99,34 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
                  f"{len(every)} trials; " + run.resume_note(),
                  f"context budget {context_tokens} tokens ({tokenizer_name(model)}); {len(pool)} passages in the corpus"]
         notes += skipped_note(loaded.skipped)
-        reliability = cards([correctness_card(items, judge_model, "answer correct (02)")])
-        effects, line = method_effects(items)
-        lengths, length_line = long_context_length(items)
-        arm, arm_notes = closed_book_arm(run, closed_book, items, model, judge_model, qa, max_answer_tokens,
+        reading = read_judge(model, judge_model, "answer_correct", card_texts)
+        reliability = cards([correctness_card(items, reading.judge.label, "answer correct (02)")])
+        value = read_value(reading)  # the judge's verdicts where its card says it can tell, else the string match
+        effects, line = method_effects(items, value, reading)
+        lengths, length_line = long_context_length(items, value)
+        arm, arm_notes = closed_book_arm(run, closed_book, items, model, reading, qa, max_answer_tokens,
                                          self_consistency, max_workers, by=("noise_pct", "method"))
-        notes += card_notes(reliability) + [line, length_line] + arm_notes
-        more, more_notes = arm_tables(every, bool(frontier_k), self_route, bool(unanswerable_share))
+        notes += judge_notes(reading) + card_notes(reliability) + [line, length_line] + arm_notes
+        more, more_notes = arm_tables(every, bool(frontier_k), self_route, bool(unanswerable_share), reading)
         notes += more_notes
-        top = effects.iloc[-1] if len(effects) else {}
-        return run.result(summarize(items), items=every, notes=notes,
-                          tables={"retrieval_misses": retrieval_misses(items), "reliability": reliability,
-                                  "effects": effects, "effective_length": lengths, **arm, **more},
-                          headline=headline(f"long context − RAG at {top.get('noise_pct', '?')} % noise",
-                                            top.get("effect"), top.get("effect_lo"), top.get("effect_hi")))
+        return run.result(with_corrected(summarize(items), items, reading, ["noise_pct", "method"]), items=every,
+                          notes=notes, tables={"retrieval_misses": retrieval_misses(items), "reliability": reliability,
+                                               "judge_card": reading.table(), "effects": effects,
+                                               "effective_length": lengths, **arm, **more},
+                          data={"judge_line": reading.line, "judge_informative": reading.informative},
+                          headline=effect_headline(effects, reading))
+
+
+def effect_headline(effects: pd.DataFrame, reading) -> dict:
+    """Long context − RAG at the highest noise level: the judged difference corrected by the judge's card, or the
+    string match's where the judge is uninformative."""
+    top = effects.iloc[-1] if len(effects) else {}
+    where = f"long context − RAG at {top.get('noise_pct', '?')} % noise"
+    if reading.informative:
+        return headline(f"{where}, answer correct corrected by the shipped card", top.get("corrected"),
+                        top.get("corrected_lo"), top.get("corrected_hi"), judge=reading.judge.label)
+    return headline(f"{where}, string match ({reading.uninformative_note})", top.get("effect"),
+                    top.get("effect_lo"), top.get("effect_hi"), judge=reading.judge.label)
 
 
 def summarize(items: pd.DataFrame) -> pd.DataFrame:
@@ -127,21 +147,25 @@ def summarize(items: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def method_effects(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """Long context minus RAG per noise level, paired by QA pair (paired t), and the power line from
-    the per-pair differences of every level."""
+def method_effects(items: pd.DataFrame, value: str = "judge_correct", reading=None) -> tuple[pd.DataFrame, str]:
+    """Long context minus RAG per noise level, paired by QA pair (paired t), read from `value`, and the power
+    line from the per-pair differences of every level; with the judge's `reading` and its verdicts, each
+    difference corrected by its card too."""
     rows, differences = [], []
-    for level, part in items.groupby("noise_pct") if "judge_correct" in items else []:
-        rows.append({"noise_pct": level, **effect_row("long context − RAG", paired(
-            part, "qa_id", "method", "judge_correct", "long_context", "rag"), True)})
-        table = wide(part, "qa_id", "method", "judge_correct")
+    for level, part in items.groupby("noise_pct") if value in items else []:
+        result = paired(part, "qa_id", "method", value, "long_context", "rag")
+        row = {"noise_pct": level, **effect_row("long context − RAG", result, True), "read_from": value}
+        if reading is not None and value == "judge_correct":
+            row |= reading.difference(row["effect"], row["effect_lo"], row["effect_hi"], row["n_pairs"])
+        rows.append(row)
+        table = wide(part, "qa_id", "method", value)
         if {"long_context", "rag"} <= set(table):
             differences += (table["long_context"] - table["rag"]).dropna().tolist()
     sd = pd.Series(differences).std() if len(differences) > 1 else float("nan")
     return pd.DataFrame(rows), power_note(sd, items["qa_id"].nunique() if len(items) else 0)
 
 
-def long_context_length(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+def long_context_length(items: pd.DataFrame, value: str = "judge_correct") -> tuple[pd.DataFrame, str]:
     """The long-context arm as a length sweep: each noise level's set is as long as its mean prompt; the
     effective length (>= 85 % of the shortest set's accuracy) with a bootstrap CI over QA pairs."""
     long = items[items["method"] == "long_context"] if "method" in items else items.iloc[:0]
@@ -149,8 +173,8 @@ def long_context_length(items: pd.DataFrame) -> tuple[pd.DataFrame, str]:
         return pd.DataFrame(), length_note(effective_length_ci(long), [])
     size = long.groupby("noise_pct")["prompt_tokens"].mean().round().astype(int)
     as_lengths = long.assign(context_tokens=long["noise_pct"].map(size))
-    result = effective_length_ci(as_lengths)
-    table = accuracy_by_length(as_lengths).merge(size.rename("context_tokens").reset_index(), on="context_tokens")
+    result = effective_length_ci(as_lengths, value=value)
+    table = accuracy_by_length(as_lengths, value).merge(size.rename("context_tokens").reset_index(), on="context_tokens")
     return table.assign(**{f"effective_{k}": v for k, v in result.items()}), length_note(result, list(size))
 
 

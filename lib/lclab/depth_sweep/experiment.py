@@ -6,8 +6,10 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import budget_counters
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import answers_and_judges, named, planned_replies
+from ..scoring.judge_card import planned_card
 from ..qa import load_validated
 from ..qa.closed_book import closed_book_samples
+from ..models.judge_choice import judge_spec
 from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from .needles import needle_trials
 from .parameters import Parameters
@@ -17,7 +19,7 @@ from .sweep import EXPERIMENT, as_samples, build_trials, rebuild_prompt
 def plan(notebook: str, p: dict) -> list[dict]:
     """The run's own samples (exact answer prompts, looked up in the cache) and a judge call each (exact where the
     answer is cached, else priced by the judge's template); the multi-needle and closed-book samples alike."""
-    model, judge = p["model"], p["judge_model"] or p["model"]
+    model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
     _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     count, text = budget_counters(model)
     # Similar distractors would need the embedder (a model) to choose: their prompts are planned as random ones.
@@ -35,7 +37,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
         closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa),
                                     p["max_answer_tokens"], *judging, stage="closed-book answer")
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]
-    return rows
+    return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p["card_texts"])]
 
 
 def design(p: dict) -> Design:

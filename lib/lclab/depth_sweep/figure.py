@@ -12,14 +12,31 @@ from ..figures import COLUMN, PAGE, p_text, plt, save_figure
 from ..stats.effective_length import MIN_PAIRS
 
 
+LABELS = {"judge": "LLM judge (raw)", "corrected": "LLM judge, corrected by its card",
+          "match": "gold answer in response"}
+
+
+def judged_prefix(summary: pd.DataFrame, judge: dict | None) -> str | None:
+    """Which columns the figure reads for the judge: the card-corrected rates where the run has them, the raw
+    ones for a summary made without a card, none where the judge is uninformative (the string match stands)."""
+    if judge is not None and not judge.get("judge_informative", True):
+        return None
+    if "corrected_acc" in summary and summary["corrected_acc"].notna().any():
+        return "corrected"
+    return "judge" if judge is None else None
+
+
 def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | None = None,
                  effects: pd.DataFrame | None = None, prefix: str = "judge", by_length: pd.DataFrame | None = None,
-                 effective: dict | None = None):
-    """Left: accuracy per depth with Wilson 95 % CIs (a heatmap when there are several lengths).
+                 effective: dict | None = None, judge: dict | None = None):
+    """Left: accuracy per depth (the judge's, corrected by its card, and the string match) with 95 % CIs (a
+    heatmap when there are several lengths). `judge`: the run's `data` ({"judge_line", "judge_informative"}),
+    printed under the figure; where the judge is uninformative only the string match is drawn.
     Middle, with several lengths and `by_length` (lengths.accuracy_by_length): accuracy per length, the 85 %
     threshold and the effective length with its bootstrap CI (`effective`, lengths.effective_length_ci).
     Right: the paired effects (each depth minus the first, edges minus middle) with paired t 95 % CIs."""
     lengths = sorted(summary["context_tokens"].unique())
+    prefix = judged_prefix(summary, judge) if judge is not None or prefix == "judge" else prefix
     more = []  # the panels right of the depth panel
     if len(lengths) > 1 and by_length is not None and len(by_length):
         more.append(lambda ax: _by_length(ax, by_length, effective or {}))
@@ -40,26 +57,27 @@ def depth_figure(summary: pd.DataFrame, title: str, path: Path, meta: dict | Non
     _by_depth(axes[0], summary, prefix, lengths)
     for draw, ax in zip(more, axes[1:]):
         draw(ax)
-    return save_figure(fig, path, title, meta)
+    return save_figure(fig, path, title, meta, caption=(judge or {}).get("judge_line"))
 
 
-def _by_depth(ax, summary: pd.DataFrame, prefix: str, lengths: list) -> None:
+def _by_depth(ax, summary: pd.DataFrame, prefix: str | None, lengths: list) -> None:
     if len(lengths) == 1:
         _cells(ax, summary, prefix)
-        ns = summary[f"{prefix}_n"].astype(int)
+        ns = summary[f"{prefix or 'match'}_n"].fillna(0).astype(int)
         # A depth whose answers all failed has no point: say so, never a per-point n it does not have.
         n_text = f"n = {ns.max()}" if ns.min() == ns.max() else f"n = {ns.min()}-{ns.max()}"
         empty = summary.loc[ns == 0, "depth"].tolist() if "depth" in summary else []
         ax.set_title(f"{lengths[0]:,} tokens, {n_text} QA pairs per point; 95 % Wilson CI"
                      + (f"; no scored answer at depth {', '.join(f'{d} %' for d in empty)}" if empty else ""))
     else:
-        _heatmap(ax, summary, prefix)
+        _heatmap(ax, summary, prefix or "match")
 
 
 def _by_length(ax, by_length: pd.DataFrame, effective: dict) -> None:
     s = by_length.sort_values("context_tokens")
+    what = "string match" if by_length.get("read_from", pd.Series(["judge"])).iloc[0] == "string_match" else "judge"
     ax.errorbar(s["context_tokens"], s["acc"], yerr=[s["acc"] - s["lo"], s["hi"] - s["acc"]], fmt="o-", capsize=4,
-                color="black", label="judge accuracy, all depths")
+                color="black", label=f"{what} accuracy, all depths")
     base = effective.get("base_accuracy")
     if base == base and base is not None:  # not NaN
         ax.axhline(0.85 * base, color="grey", linestyle="--", linewidth=0.8, label="85 % of the shortest length")
@@ -80,7 +98,7 @@ def _by_length(ax, by_length: pd.DataFrame, effective: dict) -> None:
     ax.legend(loc="lower left", fontsize=7)
 
 
-def _cells(ax, summary: pd.DataFrame, prefix: str) -> None:
+def _cells(ax, summary: pd.DataFrame, prefix: str | None) -> None:
     depths = sorted(summary["depth"].unique())
     modes = sorted(summary["distractors"].unique()) if "distractors" in summary else [None]
     if len(depths) == 1 and len(modes) > 1:
@@ -93,8 +111,7 @@ def _cells(ax, summary: pd.DataFrame, prefix: str) -> None:
         s = (summary if mode is None else summary[summary["distractors"] == mode]).sort_values("depth")
         shift = (i - (len(series) - 1) / 2) * width
         yerr = [s[f"{source}_acc"] - s[f"{source}_lo"], s[f"{source}_hi"] - s[f"{source}_acc"]]
-        label = ("LLM judge" if source == prefix else "gold answer in response") + (
-            f", {mode} distractors" if mode is not None else "")
+        label = LABELS[source] + (f", {mode} distractors" if mode is not None else "")
         ax.errorbar(s["depth"] + shift, s[f"{source}_acc"], yerr=yerr, fmt="o-" if source == prefix else "s--",
                     capsize=3, label=label)
     ax.set(xlabel="depth of the answer document in the context (%)", ylabel="accuracy", ylim=(-0.05, 1.05))
@@ -105,7 +122,7 @@ def _cells(ax, summary: pd.DataFrame, prefix: str) -> None:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=6.5)
 
 
-def _by_distractors(ax, summary: pd.DataFrame, prefix: str, modes: list, depth) -> None:
+def _by_distractors(ax, summary: pd.DataFrame, prefix: str | None, modes: list, depth) -> None:
     """One depth, several distractor modes: the modes along x, the judge and the string match side by side."""
     sources = [source for source in (prefix, "match") if f"{source}_acc" in summary]
     for i, source in enumerate(sources):
@@ -113,7 +130,7 @@ def _by_distractors(ax, summary: pd.DataFrame, prefix: str, modes: list, depth) 
         yerr = [s[f"{source}_acc"] - s[f"{source}_lo"], s[f"{source}_hi"] - s[f"{source}_acc"]]
         ax.errorbar([j + (i - (len(sources) - 1) / 2) * 0.15 for j in range(len(modes))], s[f"{source}_acc"],
                     yerr=yerr, fmt="o" if source == prefix else "s", capsize=3,
-                    label="LLM judge" if source == prefix else "gold answer in response")
+                    label=LABELS[source])
     ax.set_xticks(range(len(modes)), labels=[f"{m} distractors" for m in modes])
     ax.set(xlim=(-0.6, len(modes) - 0.4), ylim=(-0.05, 1.05), ylabel="accuracy",
            xlabel=f"answer document at depth {depth} %")
@@ -127,7 +144,7 @@ def _heatmap(ax, summary: pd.DataFrame, prefix: str) -> None:
     annot = summary.assign(label=lambda d: d.apply(
         lambda r: f"{r[acc]:.2f} [{r[lo]:.2f},{r[hi]:.2f}]\nn = {int(r[n])}", axis=1)
     ).pivot(index="context_tokens", columns="depth", values="label")
-    sns.heatmap(grid, annot=annot, fmt="", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar_kws={"label": "judge accuracy"},
+    sns.heatmap(grid, annot=annot, fmt="", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar_kws={"label": LABELS[prefix]},
                 annot_kws={"fontsize": 6.5})
     ax.set(xlabel="depth of the answer document (%)", ylabel="context tokens")
     ax.set_title("cells: accuracy [95 % Wilson CI], n = QA pairs in the cell")
@@ -135,13 +152,18 @@ def _heatmap(ax, summary: pd.DataFrame, prefix: str) -> None:
 
 def _effects(ax, effects: pd.DataFrame, where: str = "") -> None:
     y = range(len(effects))
-    xerr = [effects["effect"] - effects["effect_lo"], effects["effect_hi"] - effects["effect"]]
-    ax.errorbar(effects["effect"], list(y), xerr=xerr, fmt="o", capsize=4, color="black")
+    corrected = "corrected" in effects and effects["corrected"].notna().any()
+    value = "corrected" if corrected else "effect"
+    lo, hi = ("corrected_lo", "corrected_hi") if corrected else ("effect_lo", "effect_hi")
+    xerr = [effects[value] - effects[lo], effects[hi] - effects[value]]
+    ax.errorbar(effects[value], list(y), xerr=xerr, fmt="o", capsize=4, color="black")
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(list(y), labels=[f"{c}  ({p_text(p)})" for c, p in zip(effects["comparison"], effects["p_value"])])
     if int(effects["n_pairs"].max()) < MIN_PAIRS:
         ax.text(0.02, 0.02, f"only {int(effects['n_pairs'].max())} QA pairs: only large effects can show",
                 transform=ax.transAxes, fontsize=6.5, color="grey")
     ax.invert_yaxis()
-    ax.set(xlabel="paired difference in judge accuracy", xlim=(-1.05, 1.05))
+    what = ("judge accuracy, corrected by its card" if corrected else "string-match accuracy"
+            if effects.get("read_from", pd.Series([""])).iloc[0] == "string_match" else "judge accuracy")
+    ax.set(xlabel=f"paired difference in {what}", xlim=(-1.05, 1.05))
     ax.set_title(f"paired by QA pair{where} (n = {int(effects['n_pairs'].max())}); 95 % paired t CI")

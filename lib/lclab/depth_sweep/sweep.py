@@ -13,17 +13,19 @@ import pandas as pd
 
 from ..models import budget_counters, check_budget, complete, tokenizer_name
 from ..models.embeddings import DEFAULT_EMBEDDER
+from ..models.judge_choice import choose_judge
 from ..qa import load_validated
 from ..qa.closed_book import closed_book_arm
+from ..qa.judged import judge_notes, judged_headline, with_corrected
 from ..runs.folders import fingerprint
-from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
+from ..runs.runner import Result, Run, Step, answer_columns, skipped_note
 from ..runs.samples import Sample
+from ..scoring.judge_reading import read_judge
 from ..scoring.judges import JUDGE, correctness_card, correctness_columns, judge_correct
 from ..scoring.reliability import card_notes, cards
-from ..stats import proportion_summary, wilson_interval
-from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
+from ..stats import proportion_summary
 from ..text.context import answer_prompt, budget_fillers, place_at_depth
-from .effects import depth_effects, depth_length_model, depth_power_line
+from .effects import depth_tables
 from .haystacks import mean_similarity, shared_fillers, similar_fillers
 from .needles import needle_notes, run_needles
 
@@ -107,10 +109,14 @@ def placed_by(s: Sample) -> dict:
 def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: list[int],
                     depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int,
                     self_consistency: int = 0, haystack: str = "per_pair", distractors: tuple = ("random",),
-                    needles: tuple = (1,), embedder: str = DEFAULT_EMBEDDER, closed_book: bool = False) -> Result:
+                    needles: tuple = (1,), embedder: str = DEFAULT_EMBEDDER, closed_book: bool = False,
+                    card_texts: int = 0) -> Result:
     """Run (or resume) the sweep: one row per (QA pair, budget, depth, distractor mode), answered then judged;
     with needles above 1, the multi-needle trials too (needles.py); with `closed_book`, every pair asked with no
-    context as well (closed_book.py)."""
+    context as well (closed_book.py). The judge (`judge_model`, "" for the default: lclab.models.judge_choice)
+    reads `card_texts` of the shipped labelled answers (0: all) for its card, which decides what is read."""
+    judge = choose_judge(model, judge_model)
+    judge_model = judge.spec
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         check_budget(model, max(context_tokens), max_answer_tokens * max(needles))  # refused before any work
         loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
@@ -141,26 +147,21 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(model)}"]
         disagree = judge_vs_match(items)
         notes += skipped_note(loaded.skipped) + item_notes(items, disagree)
-        reliability = cards([correctness_card(items, judge_model, "answer correct (01)")])
+        reading = read_judge(model, judge_model, "answer_correct", card_texts)
+        reliability = cards([correctness_card(items, reading.judge.label, "answer correct (01)")])
         base = items[items["distractors"] == distractors[0]] if "distractors" in items else items
-        effects, lengths, (grid, grid_line) = depth_effects(base), effective_length_ci(base), depth_length_model(base)
-        notes += card_notes(reliability) + [depth_power_line(base), length_note(lengths, list(context_tokens)),
-                                            grid_line]
+        depth, depth_lines = depth_tables(base, reading, list(context_tokens), distractors[0])
+        notes += judge_notes(reading) + card_notes(reliability) + depth_lines
         _, needle_table = run_needles(run, model, qa, pool, [k for k in needles if k > 1], context_tokens, seed,
                                          count, count_text, max_answer_tokens, max_workers)
-        arm, arm_notes = closed_book_arm(run, closed_book, items, model, judge_model, qa, max_answer_tokens,
+        arm, arm_notes = closed_book_arm(run, closed_book, items, model, reading, qa, max_answer_tokens,
                                          self_consistency, max_workers)
         notes += needle_notes(needle_table) + arm_notes
-        judged = items["judge_correct"].dropna().astype(bool) if "judge_correct" in items else pd.Series(dtype=bool)
-        lo, hi = wilson_interval(int(judged.sum()), len(judged))
-        return run.result(summarize(items), items=items, notes=notes,
-                          tables={"judge_vs_match": disagree, "reliability": reliability, "effects": effects,
-                                  "by_length": accuracy_by_length(base),
-                                  "effective_length": pd.DataFrame([lengths]).assign(distractors=distractors[0]),
-                                  "by_distractors": by_distractors(items), "needles": needle_table,
-                                  "depth_length_model": grid, **arm},
-                          headline=headline("judge accuracy, all cells", judged.mean() if len(judged) else None,
-                                            lo, hi))
+        return run.result(summarize(items, reading), items=items, notes=notes,
+                          tables={"judge_vs_match": disagree, "reliability": reliability, "judge_card": reading.table(),
+                                  **depth, "by_distractors": by_distractors(items), "needles": needle_table, **arm},
+                          data={"judge_line": reading.line, "judge_informative": reading.informative},
+                          headline=judged_headline(items, reading, "all cells"))
 
 
 def item_notes(items: pd.DataFrame, disagree: pd.DataFrame) -> list[str]:
@@ -184,13 +185,15 @@ def by_distractors(items: pd.DataFrame) -> pd.DataFrame:
     return table.assign(mean_similarity=table["distractors"].map(similarity))
 
 
-def summarize(items: pd.DataFrame) -> pd.DataFrame:
-    """Per (context_tokens, depth): judge and string-match accuracy with 95 % CIs, and failures."""
+def summarize(items: pd.DataFrame, reading=None) -> pd.DataFrame:
+    """Per (context_tokens, depth): the judge's raw and card-corrected accuracy and the string match, with 95 %
+    CIs, and failures (`reading`: lclab.scoring.judge_reading; without it, the raw rates only)."""
     by = (["distractors"] if "distractors" in items and items["distractors"].nunique() > 1 else []) + [
         "context_tokens", "depth"]
     judge = proportion_summary(items, by, "judge_correct", "judge")
     match = proportion_summary(items, by, "string_match", "match")
-    return judge.merge(match.drop(columns="match_missing"), on=by)
+    table = judge.merge(match.drop(columns="match_missing"), on=by)
+    return with_corrected(table, items, reading, by) if reading is not None else table
 
 
 def judge_vs_match(items: pd.DataFrame) -> pd.DataFrame:

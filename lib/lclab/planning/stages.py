@@ -196,3 +196,4 @@ def answers_and_judges(notebook: str, experiment: str, model: str, judge: str, s
     return [planned_replies(notebook, experiment, stage, model, prompts, max_tokens, reuse_prefix),
             planned_judges(notebook, experiment, "judge", judge, "judge_correct", ("answer",), items, stage, model,
                            max_tokens, judge_requests, judge_budget)]
+

@@ -17,6 +17,7 @@ from ..runs.samples import Sample
 from ..scoring.judges import JUDGE, correctness_columns, judge_correct
 from ..stats import proportion_summary, wilson_interval
 from ..stats.clusters import cluster_paired_effect
+from .judged import read_value
 
 KEY = ("qa_id", "fingerprint")
 
@@ -47,54 +48,70 @@ def run_closed_book(run: Run, model: str, judge_model: str, qa: pd.DataFrame, ma
         steps=[Step("closed-book answer", answer, workers), Step("judge", judge, workers)])
 
 
-def known_pairs(closed: pd.DataFrame) -> set:
-    """The QA pairs the model answered right with no context (by the judge)."""
-    if "judge_correct" not in closed:
+def known_pairs(closed: pd.DataFrame, value: str = "judge_correct") -> set:
+    """The QA pairs the model answered right with no context (by `value`: the judge, or the string match)."""
+    if value not in closed:
         return set()
-    return set(closed.loc[closed["judge_correct"].fillna(False).astype(bool), "qa_id"])
+    return set(closed.loc[closed[value].fillna(False).astype(bool), "qa_id"])
 
 
-def reading_gain(items: pd.DataFrame, closed: pd.DataFrame) -> pd.DataFrame:
+def reading_gain(items: pd.DataFrame, closed: pd.DataFrame, value: str = "judge_correct", reading=None
+                 ) -> pd.DataFrame:
     """Accuracy with the context (every depth and length of a pair), without it, and the difference paired by
-    QA pair with its cluster t interval; the with-context rate on the pairs not known closed-book too."""
-    columns = ["arm", "n", "qa_pairs", "judge_acc", "lo", "hi"]
-    if "judge_correct" not in items or "judge_correct" not in closed:
+    QA pair with its cluster t interval; the with-context rate on the pairs not known closed-book too. Read from
+    `value`; with the judge's `reading`, each judged rate and the gain also corrected by its card."""
+    columns = ["arm", "n", "qa_pairs", "acc", "lo", "hi", "corrected", "corrected_lo", "corrected_hi", "read_from"]
+    if value not in items or value not in closed:
         return pd.DataFrame(columns=columns)
-    closed_rate = closed.dropna(subset=["judge_correct"]).set_index("qa_id")["judge_correct"].astype(float)
-    judged = items.dropna(subset=["judge_correct"])
-    judged = judged[judged["qa_id"].isin(closed_rate.index)]
-    unknown = judged[~judged["qa_id"].isin(known_pairs(closed))]
+    closed_rate = closed.dropna(subset=[value]).set_index("qa_id")[value].astype(float)
+    scored = items.dropna(subset=[value])
+    scored = scored[scored["qa_id"].isin(closed_rate.index)]
+    unknown = scored[~scored["qa_id"].isin(known_pairs(closed, value))]
+    correct = reading is not None and value == "judge_correct"
     rows = []
-    for arm, part in (("with context", judged), ("closed book", closed.dropna(subset=["judge_correct"])),
+    for arm, part in (("with context", scored), ("closed book", closed.dropna(subset=[value])),
                       ("with context, pairs not known closed-book", unknown)):
-        right = int(part["judge_correct"].astype(bool).sum())
+        right = int(part[value].astype(bool).sum())
         lo, hi = wilson_interval(right, len(part)) if len(part) else (float("nan"), float("nan"))
+        fixed = reading.rate(part[value], part["qa_id"]) if correct and len(part) else {}
         rows.append({"arm": arm, "n": len(part), "qa_pairs": part["qa_id"].nunique(),
-                     "judge_acc": right / len(part) if len(part) else float("nan"), "lo": lo, "hi": hi})
-    gain = cluster_paired_effect(judged["judge_correct"].astype(float).to_numpy(),
-                                 judged["qa_id"].map(closed_rate).to_numpy(dtype=float), judged["qa_id"].to_numpy())
+                     "acc": right / len(part) if len(part) else float("nan"), "lo": lo, "hi": hi,
+                     "corrected": fixed.get("estimate"), "corrected_lo": fixed.get("lo"),
+                     "corrected_hi": fixed.get("hi")})
+    gain = cluster_paired_effect(scored[value].astype(float).to_numpy(),
+                                 scored["qa_id"].map(closed_rate).to_numpy(dtype=float), scored["qa_id"].to_numpy())
+    fixed = reading.difference(gain["effect"], gain["effect_lo"], gain["effect_hi"], gain["n_clusters"]) \
+        if correct else {}
     # A difference of two rates lies within ±1: an interval past it is cut there (it says nothing beyond).
     rows.append({"arm": "reading gain (with − closed book, paired by QA pair)", "n": gain["n_pairs"],
-                 "qa_pairs": gain["n_clusters"], "judge_acc": gain["effect"], "lo": float(np.clip(gain["effect_lo"], -1, 1)),
-                 "hi": float(np.clip(gain["effect_hi"], -1, 1))})  # NaN stays NaN (one pair: no interval)
-    return pd.DataFrame(rows, columns=columns)
+                 "qa_pairs": gain["n_clusters"], "acc": gain["effect"], "lo": float(np.clip(gain["effect_lo"], -1, 1)),
+                 "hi": float(np.clip(gain["effect_hi"], -1, 1)),  # NaN stays NaN (one pair: no interval)
+                 "corrected": fixed.get("corrected"), "corrected_lo": fixed.get("corrected_lo"),
+                 "corrected_hi": fixed.get("corrected_hi")})
+    return pd.DataFrame(rows, columns=columns).assign(read_from=value)
 
 
-def closed_book_arm(run: Run, on: bool, items: pd.DataFrame, model: str, judge_model: str, qa: pd.DataFrame,
+def closed_book_arm(run: Run, on: bool, items: pd.DataFrame, model: str, reading, qa: pd.DataFrame,
                     max_answer_tokens: int, self_consistency: int, workers: int,
                     by: tuple[str, ...] = ("context_tokens", "depth")) -> tuple[dict, list[str]]:
     """The arm's tables (`closed_book`, `reading_gain`, and `by_<last of by>_not_known`: accuracy per `by` cell
-    on the pairs not known closed-book) and its note; nothing when off."""
+    on the pairs not known closed-book) and its note; nothing when off. Judged by `reading.judge` and read from
+    its verdicts where its card says it can tell (else from the string match, lclab.qa.judged)."""
     if not on:
         return {}, []
-    closed = run_closed_book(run, model, judge_model, qa, max_answer_tokens, self_consistency, workers)
-    gain = reading_gain(items, closed)
-    known = known_pairs(closed)
+    closed = run_closed_book(run, model, reading.judge.spec, qa, max_answer_tokens, self_consistency, workers)
+    value = read_value(reading)
+    gain = reading_gain(items, closed, value, reading)
+    known = known_pairs(closed, value)
     rest = items[~items["qa_id"].isin(known)] if "qa_id" in items else items
-    by_cell = proportion_summary(rest, list(by), "judge_correct", "judge") if len(rest) else pd.DataFrame()
-    note = f"closed book: {len(known)} of {len(closed)} QA pairs answered right with no context (flagged)"
+    by_cell = proportion_summary(rest, list(by), value, "acc") if len(rest) else pd.DataFrame()
+    what = "by the judge" if value == "judge_correct" else f"by the string match ({reading.uninformative_note})"
+    note = f"closed book: {len(known)} of {len(closed)} QA pairs answered right with no context {what} (flagged)"
     if len(gain):
         g = gain.iloc[-1]
-        note += (f"; reading gain {g['judge_acc']:+.2f} [{g['lo']:+.2f}, {g['hi']:+.2f}] (with − without the "
-                 f"context, paired by QA pair, cluster t, {g['qa_pairs']} pairs)")
+        note += (f"; reading gain {g['acc']:+.2f} [{g['lo']:+.2f}, {g['hi']:+.2f}] (with − without the "
+                 f"context, paired by QA pair, cluster t, {g['qa_pairs']} pairs, read from {value})")
+        if g["corrected"] == g["corrected"] and g["corrected"] is not None:
+            note += (f"; corrected by the judge's card {g['corrected']:+.2f} [{g['corrected_lo']:+.2f}, "
+                     f"{g['corrected_hi']:+.2f}]")
     return {"closed_book": closed, "reading_gain": gain, f"by_{by[-1]}_not_known": by_cell}, [note]

@@ -52,17 +52,26 @@ def seed_numbers(curves: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def answer_quality(items: pd.DataFrame) -> pd.DataFrame:
-    """Judge, relevance and faithfulness rates per question set, with Wilson 95 % CIs."""
+def answer_quality(items: pd.DataFrame, readings: dict | None = None) -> pd.DataFrame:
+    """Judge, relevance and faithfulness rates per question set: the judge's raw rate (Wilson 95 % CI), and with
+    each judge's `readings` (lclab.scoring.judge_reading, by column) the rate corrected by its shipped card with
+    its interval over questions, or "judge uninformative on <kind>" where the card holds chance (no number)."""
     frames = []
     for column, label in QUALITY.items():
         if column not in items:
             continue
         s = proportion_summary(items, ["set"], column, "rate").assign(measure=label)
+        reading = (readings or {}).get(column)
+        if reading is not None:
+            fixed = reading.cell_rates(items, ["set"], column, "qa_id")
+            s = s.merge(fixed, on="set", how="left").assign(judge=reading.judge.label, read_as=(
+                "corrected by the shipped card (Rogan–Gladen)" if reading.informative else
+                reading.uninformative_note))
         frames.append(s)
     if not frames:
         return pd.DataFrame()
-    cols = ["set", "measure", "rate_n", "rate_acc", "rate_lo", "rate_hi", "rate_missing"]
-    out = pd.concat(frames, ignore_index=True)[cols]
-    return out.rename(columns={"rate_n": "n", "rate_acc": "rate", "rate_lo": "lo", "rate_hi": "hi",
+    cols = ["set", "measure", "rate_n", "rate_acc", "rate_lo", "rate_hi", "rate_missing"] + (
+        ["corrected", "corrected_lo", "corrected_hi", "read_as", "judge"] if readings else [])
+    out = pd.concat(frames, ignore_index=True).reindex(columns=cols)
+    return out.rename(columns={"rate_n": "n", "rate_acc": "raw", "rate_lo": "raw_lo", "rate_hi": "raw_hi",
                                "rate_missing": "unscored"})

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..paths import repo_path
-from ..planning.plan import planned_answers, planned_embeddings
+from ..models.judge_choice import judge_spec
+from ..planning.plan import planned_embeddings
 from ..planning.stages import estimated, named, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS, sample_passages
 from ..qa.planned import planned_generation
 from ..retrieval.chunking import Chunker
-from ..scoring.claims import CHECK_STAGE, CLAIMS_PER_TEXT, CLAIMS_TOKENS
+from ..scoring.claims import CHECK_STAGE, CLAIMS_PER_TEXT, claims_budget
+from ..scoring.judge_card import planned_card
 from ..scoring.judges import JUDGE_MAX_TOKENS
-from ..scoring.logprob import TOP_LOGPROBS
 from ..text.corpus import Document, load_corpus
 from ..text.hand_tables import read_hand_table
-from .labelled_texts import labelled_samples
 from .parameters import Parameters
 from .run import EXPERIMENT, indexed_chunks
 
@@ -31,7 +31,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     their templates, with answer_k of the corpus's chunks at their mean size (which ones is retrieval's choice, an
     embedding model not run for a plan), each question as written or generated (else at the generation's size),
     each answer at its measured size (else its budget)."""
-    model, judge = p["model"], p["judge_model"] or p["model"]
+    model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
     samples = 1 + p.get("self_consistency", 0)
     multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
     multi = multi[multi["validated"].str.strip().str.lower() == "yes"]
@@ -59,9 +59,9 @@ def plan(notebook: str, p: dict) -> list[dict]:
                               * samples, verdict, said))
     if p.get("claim_metrics", True):
         rows += planned_claims(notebook, judge, tokens, answer, passages / p["answer_k"], p["answer_k"])
-    if p.get("judge_labelled_texts", True):  # known before the run: counted exactly, looked up as the judge asks
-        rows += planned_answers(notebook, "judge, labelled texts", judge, [s.input for s in labelled_samples()],
-                                JUDGE_MAX_TOKENS, response_format="json", logprobs=True, top_logprobs=TOP_LOGPROBS)
+    kinds = ("answer_correct", "rag_relevance", "rag_faithfulness") + (
+        ("claim_support",) if p.get("claim_metrics", True) else ())
+    rows += [planned_card(notebook, EXPERIMENT, judge, kind, p["card_texts"]) for kind in kinds]
     # the corpus indexed, every question searched with
     rows.insert(0, planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(multi["question"]),
                                       unknown=p["n_single"]))
@@ -72,11 +72,12 @@ def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float,
     """The claim diagnostics by their templates: two extraction calls per question (the answer, the reference), then
     one check per claim of either text against the other text and each of the k chunks the answer read, at
     CLAIMS_PER_TEXT claims a text (how many there will be is the extraction's to say)."""
-    said = reply_tokens(EXPERIMENT, "claims", judge, CLAIMS_TOKENS)
+    said = reply_tokens(EXPERIMENT, "claims", judge, claims_budget("x" * int(4 * answer)))
     extraction = [template_prompt_tokens(judge, "claim_extraction", {"question": t["question"], "sentences": text},
                                          n="2") for t in tokens for text in (answer, t["answer"])]
     claim = said[0] / CLAIMS_PER_TEXT
-    checks = [template_prompt_tokens(judge, "nli_probability", {"premise": premise, "hypothesis": claim}, source="")
+    checks = [template_prompt_tokens(judge, "claim_check", {"question": t["question"], "premise": premise,
+                                                           "claim": claim})
               for t in tokens for premise in (answer, t["answer"], *[chunk] * (2 * k)) for _ in range(CLAIMS_PER_TEXT)]
     return [estimated(notebook, "claims", judge, extraction, *said),
             named(estimated(notebook, CHECK_STAGE, judge, checks, 1, "one token"),

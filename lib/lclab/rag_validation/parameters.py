@@ -11,7 +11,14 @@ from ..runs.declared import param
 @dataclass
 class Parameters:
     model: str = param("local/qwen2.5-coder-1.5b", "(model) generates single-chunk questions and the RAG answers")
-    judge_model: str = param("", "(model or \"\") judge model spec; \"\" means the answering model judges")
+    judge_model: str = param(
+        "",
+        "(model or \"\") judge model spec; \"\" means the strongest embedded model, never the answering model "
+        "where another as strong is embedded (the 1.5B judges itself and says \"self-judged\")")
+    card_texts: int = param(
+        0,
+        "(at least 0) shipped labelled texts per judged kind the judge reads for its card (data/judge_labels, "
+        "data/nli_eval; kept per judge in ~/.cache/lclab/judge_cards); 0 means all")
     corpus: str = param("paul_graham", "\"paul_graham\" or a folder of .txt/.md files")
     store: str = param(
         "chroma",
@@ -34,10 +41,6 @@ class Parameters:
         0,
         "(at least 0) judge samples at temperature 0.7 per item, for the self-consistency line of the "
         "reliability card; 0 skips them")
-    judge_labelled_texts: bool = param(
-        True,
-        "True has the judge also read every labelled relevance and faithfulness text (data/judge_labels), so "
-        "its cards hold labels of both classes")
     claim_metrics: bool = param(
         True,
         "True cuts every answer and reference into claims and checks each against the other and the chunks the "

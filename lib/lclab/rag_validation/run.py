@@ -12,8 +12,10 @@
    retrieved chunks.
 6. Claim-level diagnostics (`claim_metrics`): the response and the reference cut into claims, each checked
    against the other text and every chunk the answer read, giving RAGChecker's metrics (lclab.scoring.claims).
-7. Have the same judge read the labelled relevance and faithfulness texts
-   (`labelled_texts`), so its cards hold labels of both classes.
+7. The judge (never the model under test by default: lclab.models.judge_choice) reads the shipped labelled texts
+   of each kind it judges (answer correctness, relevance, faithfulness, and the NLI hypotheses for the claim
+   checks; lclab.scoring.judge_card): a kind whose card holds chance is printed as "judge uninformative on
+   <kind>", never as a number.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pandas as pd
 
 from ..models import complete
 from ..models.embeddings import get_embedder
+from ..models.judge_choice import choose_judge
 from ..prompts import render
 from ..qa import sample_passages
 from ..qa.generate import generated_pairs
@@ -35,12 +38,14 @@ from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_n
 from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from ..scoring.claims import claim_columns, claim_metrics_table
+from ..scoring.judge_reading import read_judge
 from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
 from ..scoring.reliability import card_notes, cards, judged_card
 from ..text.corpus import Document, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
-from .labelled_texts import judge_labelled_texts as read_labelled_texts
-from .labelled_texts import labelled_text_cards
+
+# Each judged column of an item, and the kind of shipped labelled texts its judge's card reads.
+KINDS = {"judge_correct": "answer_correct", "relevant": "rag_relevance", "faithful": "rag_faithfulness"}
 
 EXPERIMENT = "rag_validation"
 KEY = ("qa_id", "fingerprint")
@@ -124,9 +129,11 @@ def claims_step(judge_model: str, chunks: list[Chunk], answer_k: int, workers: i
 def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
                        n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
                        max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
-                       judge_labelled_texts: bool = True, claim_metrics: bool = True, n_documents: int = 0) -> Result:
+                       claim_metrics: bool = True, n_documents: int = 0, card_texts: int = 0) -> Result:
     if answer_k > max_k:
         raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
+    judge = choose_judge(model, judge_model)
+    judge_model = judge.spec
     with Run(EXPERIMENT, run_name, parameters=locals()) as run:
         loaded = load_corpus(corpus)
         chunker = Chunker(chunk_tokens, "tokens")
@@ -171,16 +178,32 @@ def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, em
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
-        reliability = answer_cards(items, judge_model, run if judge_labelled_texts else None, max_workers)
-        notes += card_notes(reliability) + (claims_note(items) if claim_metrics else [])
+        tables, judged_notes = judged_tables(items, model, judge_model, claim_metrics, card_texts)
+        notes += judged_notes
         single = curves[(curves["set"] == "single") & (curves["k"] == answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}
-        tables = {"retrieval_curves": curves, "answer_quality": answer_quality(items), "reliability": reliability}
-        if claim_metrics:
-            tables["claim_metrics"] = claim_metrics_table(items, "qa_id", "questions")
+        tables = {"retrieval_curves": curves, **tables}
         return run.result(seed_numbers(curves), items=items, notes=notes, tables=tables,
                           headline=headline(f"single-chunk recall@{answer_k}", first.get("recall"),
                                             first.get("recall_lo"), first.get("recall_hi")))
+
+
+def judged_tables(items: pd.DataFrame, model: str, judge_model: str, claim_metrics: bool, card_texts: int
+                  ) -> tuple[dict, list[str]]:
+    """The judged tables of a run and their lines: each judge's card on its kind's shipped texts (`judge_card`),
+    the answer quality corrected by those cards, the cards on the run's own items (`reliability`) and the claim
+    metrics, each read only where its judge's card says it can tell right from wrong."""
+    judge = choose_judge(model, judge_model)
+    readings = {column: read_judge(model, judge_model, kind, card_texts) for column, kind in KINDS.items()}
+    if claim_metrics:
+        readings["claims"] = read_judge(model, judge_model, "claim_support", card_texts)
+    reliability = answer_cards(items, judge.label)
+    tables = {"answer_quality": answer_quality(items, readings), "reliability": reliability,
+              "judge_card": pd.concat([r.table() for r in readings.values()], ignore_index=True)}
+    if claim_metrics:
+        tables["claim_metrics"] = claim_metrics_table(items, "qa_id", "questions", readings["claims"])
+    notes = [f"judge: {judge.label} ({judge.why})"] + [r.line for r in readings.values()]
+    return tables, notes + card_notes(reliability) + (claims_note(items) if claim_metrics else [])
 
 
 def claims_note(items: pd.DataFrame) -> list[str]:
@@ -208,17 +231,15 @@ def index_note(n_chunks: int, index, ix) -> str:
             + (f" ({ix.chunks_per_second:.1f} chunks/s)" if ix.written else "") + f", {ix.already_indexed} already there")
 
 
-def answer_cards(items: pd.DataFrame, judge_model: str, run: Run | None = None, max_workers: int = 1
-                 ) -> pd.DataFrame:
-    """The reliability cards of the three judges, each beside its judge-free baseline; with a `run`, also the
-    relevance and faithfulness judges' cards over the labelled texts, which this judges first."""
-    # One verdict per labelled text: self-consistency is a line of the run's own cards, not of these.
-    texts = labelled_text_cards(read_labelled_texts(run, judge_model, 0, max_workers), judge_model) if run else []
+def answer_cards(items: pd.DataFrame, judge_model: str) -> pd.DataFrame:
+    """The reliability cards of the three judges on the run's own items (labels where its texts have any), each
+    beside its judge-free baseline; the judges' cards on the shipped texts are `judge_card`."""
     return cards([
         correctness_card(items, judge_model, "answer equals reference (06)", reference="reference"),
         judged_card(items, "relevant", "answer relevance (06)", judge_model, "rag_relevance", ("question", "response"),
-                    "question words in the response", lambda r: content_overlap(r["question"], r["response"])),
+                    "question words in the response", lambda r: content_overlap(r["question"], r["response"]),
+                    "qa_id"),
         judged_card(items, "faithful", "faithfulness (06)", judge_model, "rag_faithfulness",
                     ("question", "response", "passages"), "response words in the passages",
-                    lambda r: content_overlap(r["response"], r["passages"])),
-    ] + texts)
+                    lambda r: content_overlap(r["response"], r["passages"]), "qa_id"),
+    ])

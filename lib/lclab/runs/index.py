@@ -28,6 +28,17 @@ def _models(parameters: dict, *names: str) -> str:
     return ""
 
 
+def judge_of(head: dict, parameters: dict, model: str) -> str:
+    """Who judged the headline: as the run named it ("... (self-judged)"), else the judge_model parameter; runs
+    made before judges were chosen apart from the model under test judged with the answering model."""
+    if head.get("judge"):
+        return head["judge"]
+    if "judge_model" not in parameters:
+        return ""
+    judge = _models(parameters, "judge_model") or model
+    return f"{judge} (self-judged)" if judge and judge == model else judge
+
+
 def run_index() -> pd.DataFrame:
     """Every run folder under results/ that has a manifest, newest first."""
     rows = []
@@ -39,7 +50,7 @@ def run_index() -> pd.DataFrame:
         p, head = m.get("parameters", {}), m.get("headline") or {}
         model = _models(p, "model", "models")
         rows.append({"experiment": m.get("experiment"), "run": m.get("run_name"), "status": m.get("status"),
-                     "model": model, "judge": _models(p, "judge_model") or model, "date": m.get("ended"),
+                     "model": model, "judge": judge_of(head, p, model), "date": m.get("ended"),
                      "n_items": m.get("n_items"), "headline": head.get("metric"), "value": head.get("value"),
                      "lo": head.get("lo"), "hi": head.get("hi"), "calls": m.get("accounting", {}).get("calls"),
                      "calls_to_date": (m.get("accounting_to_date") or {}).get("calls"), "wall_s": m.get("wall_s")})

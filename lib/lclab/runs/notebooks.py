@@ -30,7 +30,7 @@ from .kernels import INTERRUPTED, on_interrupt, quiet_kernel, without_iri_gramma
 from .manifest import NOTEBOOK_ENV, failed_runs_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
-from .preflight import judge_is_answerer, still_to_fetch
+from .preflight import judge_is_answerer, models_to_load, still_to_fetch
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -115,19 +115,8 @@ def _interrupted(notebook: Path, working: Path, output: Path) -> int:
 
 
 def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
-    """Embedded model names (or .gguf paths) that the planned runs will load."""
-    needed = set()
-    for notebook, params in plans:
-        for name, info in declared_parameters(notebook).items():
-            if not name.endswith(("model", "models")):
-                continue
-            value = params.get(name, literal(info["default"]))
-            for spec in value if isinstance(value, list) else [value]:
-                if isinstance(spec, dict):  # a model-config object (RAG-IFEval)
-                    spec = spec.get("model")
-                if isinstance(spec, str) and spec.startswith("local/"):
-                    needed.add(spec.removeprefix("local/"))
-    return sorted(needed)
+    """Embedded model names (or .gguf paths) that the planned runs will load (preflight.models_to_load)."""
+    return models_to_load(notebook_defaults(notebook) | params for notebook, params in plans)
 
 
 def execute(notebook: Path, params: dict, output: Path) -> float:

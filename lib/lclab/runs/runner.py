@@ -279,10 +279,10 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
     return log.latest(key(t) for t in trials), len(trials) - len(pending)
 
 
-def headline(metric: str, value, lo=None, hi=None) -> dict:
-    """The one number a run is listed under in the index of runs, with its interval."""
+def headline(metric: str, value, lo=None, hi=None, judge: str | None = None) -> dict:
+    """The one number a run is listed under in the index of runs, with its interval (and who judged it)."""
     clean = lambda v: None if v is None or pd.isna(v) else float(v)  # noqa: E731
-    return {"metric": metric, "value": clean(value), "lo": clean(lo), "hi": clean(hi)}
+    return {"metric": metric, "value": clean(value), "lo": clean(lo), "hi": clean(hi)} | ({"judge": judge} if judge else {})
 
 
 def failure_notes(items: pd.DataFrame) -> list[str]:

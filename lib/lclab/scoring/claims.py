@@ -2,8 +2,9 @@
 
 An item carries a question, the model's response, the reference (ground-truth) answer and the chunks the
 generator read. Both texts are cut into claims (the lab's sentence split, `lclab.text.sentences`, then one
-extraction call: the `claim_extraction` prompt, cached like every call), and every claim is checked with 05's
-one-token verdict (`entailment.py`: p(supported), entailed when >= 0.5):
+extraction call: the `claim_extraction` prompt, cached like every call, its budget sized by the text), and every
+claim is checked with the one-token verdict of `entailment.py` on the `claim_check` prompt, whose premise is the
+question and the text, as RAGChecker's checker reads the question too (p(supported), entailed when >= 0.5):
 
     response claims  against the reference        -> precision            (RAGChecker's answer2response)
     reference claims against the response         -> recall               (response2answer)
@@ -30,9 +31,13 @@ from ..models import ParseError, complete
 from ..prompts import render
 from ..stats.clusters import cluster_mean_ci
 from ..text.sentences import to_sentences
-from .entailment import p_supported
+from .entailment import p_claim_supported
 
-CLAIMS_TOKENS = 160  # the claims of a one- or two-sentence answer (06 answers in at most 96 tokens)
+CLAIMS_TOKENS = 160  # the smallest extraction budget: the claims of a one- or two-sentence answer
+# The claims restate the text, each readable alone (a pronoun written out), in JSON: about twice the text's tokens.
+# A 160-token budget cut a four-sentence answer's JSON in half; a text of c characters is about c / 4 tokens.
+CLAIMS_PER_CHAR = 0.6
+CLAIMS_CEILING = 2048
 CLAIMS_SCHEMA = {"type": "object", "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
                  "required": ["claims"]}
 CHECK_STAGE = "claim check"  # the gateway stage of the one-token checks (extraction is "claims")
@@ -55,13 +60,19 @@ def extraction_prompt(question: str, text: str) -> str | None:
     return render("claim_extraction", question=question, n=len(sentences), sentences=numbered)
 
 
+def claims_budget(text: str) -> int:
+    """The extraction's completion budget for `text`: room for its claims restated in JSON, never below
+    CLAIMS_TOKENS nor above CLAIMS_CEILING."""
+    return int(min(CLAIMS_CEILING, max(CLAIMS_TOKENS, 64 + CLAIMS_PER_CHAR * len(text))))
+
+
 def extract_claims(model: str, question: str, text: str, cache_tag: str | None = None) -> list[str]:
     """The claims of one text; [] for an empty text. A reply that stays unreadable raises ParseError (the item
     fails with it; it never counts as "no claims")."""
     prompt = extraction_prompt(question, text)
     if prompt is None:
         return []
-    reply = complete(model, prompt, stage="claims", response_format=CLAIMS_SCHEMA, max_tokens=CLAIMS_TOKENS,
+    reply = complete(model, prompt, stage="claims", response_format=CLAIMS_SCHEMA, max_tokens=claims_budget(text),
                      cache_tag=cache_tag)
     return [c.strip() for c in reply.json["claims"] if isinstance(c, str) and c.strip()]
 
@@ -81,12 +92,12 @@ class ClaimChecks:
         return sum(p is None for p in flat)
 
 
-def check_claims(model: str, response_claims: list[str], reference_claims: list[str], response: str,
+def check_claims(model: str, question: str, response_claims: list[str], reference_claims: list[str], response: str,
                  reference: str, chunks: list[str], cache_tag: str | None = None) -> ClaimChecks:
-    """Every check of one item, grouped by premise so that calls sharing a premise follow each other (05's
-    prompt puts the premise first: llama.cpp's KV cache reuses it)."""
+    """Every check of one item, each read with the question, grouped by premise so that calls sharing a premise
+    follow each other (the prompt puts the question and the premise first: llama.cpp's KV cache reuses them)."""
     def p(premise: str, claim: str):
-        return p_supported(model, premise, claim, stage=CHECK_STAGE, cache_tag=cache_tag).score
+        return p_claim_supported(model, question, premise, claim, stage=CHECK_STAGE, cache_tag=cache_tag).score
 
     # One chunk at a time, both texts' claims against it: each premise is read once into the KV cache.
     by_chunk = [([p(chunk, c) for c in reference_claims], [p(chunk, c) for c in response_claims]) for chunk in chunks]
@@ -141,9 +152,16 @@ def item_metrics(checks: ClaimChecks, entailed_at: float = ENTAILED_AT) -> dict[
     return out
 
 
-def claim_metrics_table(items: pd.DataFrame, cluster: str, unit: str) -> pd.DataFrame:
+def claim_metrics_table(items: pd.DataFrame, cluster: str, unit: str, reading=None) -> pd.DataFrame:
     """Each metric's mean over the items where it is defined, with a cluster t interval (`cluster` names the
-    column of the independent unit; `unit` what it is called). Items whose claims failed are not in it."""
+    column of the independent unit; `unit` what it is called). Items whose claims failed are not in it. With the
+    checking judge's `reading` (its card on the shipped NLI hypotheses), a judge that cannot tell supported from
+    unsupported claims gives no numbers: every row says "judge uninformative on claim_support"."""
+    if reading is not None and not reading.informative:
+        return pd.DataFrame([{"group": group, "metric": name, "mean": math.nan, "lo": math.nan, "hi": math.nan,
+                              "n": 0, "unit": unit, "undefined": len(items), "judge": reading.judge.label,
+                              "read_as": reading.uninformative_note}
+                             for group, names in METRICS.items() for name in names])
     rows = []
     for group, names in METRICS.items():
         for name in names:
@@ -154,7 +172,9 @@ def claim_metrics_table(items: pd.DataFrame, cluster: str, unit: str) -> pd.Data
                   else {"mean": math.nan, "lo": math.nan, "hi": math.nan, "n_items": 0, "n_clusters": 0})
             rows.append({"group": group, "metric": name, "mean": ci["mean"], "lo": ci["lo"], "hi": ci["hi"],
                          "n": ci["n_clusters"], "unit": unit,
-                         "undefined": int((~defined).sum())})
+                         "undefined": int((~defined).sum())} | ({"judge": reading.judge.label,
+                                                                 "read_as": "judge informative on claim_support"}
+                                                                if reading is not None else {}))
     return pd.DataFrame(rows)
 
 
@@ -167,7 +187,7 @@ def claim_columns(model: str, question: str, response: str, reference: str, chun
         reference_claims = extract_claims(model, question, reference, cache_tag)
     except ParseError as err:
         return {"claims_error": f"claim extraction: {err}"}
-    checks = check_claims(model, response_claims, reference_claims, response, reference, chunks, cache_tag)
+    checks = check_claims(model, question, response_claims, reference_claims, response, reference, chunks, cache_tag)
     metrics = item_metrics(checks)
     unread = checks.unread()
     return {"response_claims": response_claims, "reference_claims": reference_claims,
@@ -175,5 +195,5 @@ def claim_columns(model: str, question: str, response: str, reference: str, chun
             "claims_error": f"{unread} claim checks had no readable verdict" if unread else None}
 
 
-__all__ = ["CHECK_STAGE", "CLAIMS_PER_TEXT", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims",
+__all__ = ["CHECK_STAGE", "CLAIMS_PER_TEXT", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claims_budget",
            "claim_columns", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]

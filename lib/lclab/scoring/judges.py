@@ -73,9 +73,10 @@ def judge_requests(samples: int = 0) -> list[dict]:
             *(dict(response_format="json", temperature=SAMPLE_TEMPERATURE, sample=i + 1) for i in range(samples))]
 
 
-def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0) -> Score:
+def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0,
+                  stage: str = "judge") -> Score:
     """The seed's judge; as columns: `score.columns("judge_correct", error="judge_error")`."""
-    return judge_boolean(judge_model, "judge_correct", "correct", "judge", samples,
+    return judge_boolean(judge_model, "judge_correct", "correct", stage, samples,
                          question=question, answer=answer, gold_answer=gold_answer)
 
 
@@ -105,11 +106,12 @@ def correctness_columns(verdict: Score, response: str, gold_answer: str) -> dict
             "error": verdict.unscored and f"judge: {verdict.unscored}"}
 
 
-def correctness_card(items, judge_model: str, metric: str, reference: str = "gold") -> dict:
+def correctness_card(items, judge_model: str, metric: str, reference: str = "gold", cluster: str = "qa_id") -> dict:
     """The reliability card of the `correct` judge over a run's items, against data/judge_labels/answer_correct.csv,
-    beside the share of the reference's content words found in the response."""
+    beside the share of the reference's content words found in the response; corrected rates resample `cluster`."""
     from .baselines import content_overlap
     from .reliability import judged_card
 
     return judged_card(items, "judge_correct", metric, judge_model, "answer_correct", ("question", reference, "response"),
-                       "reference words in the response", lambda r: content_overlap(r[reference], r["response"]))
+                       "reference words in the response", lambda r: content_overlap(r[reference], r["response"]),
+                       cluster)

@@ -47,9 +47,11 @@ def _defined(*series) -> np.ndarray:
 
 def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series, sources: pd.Series,
          labels: pd.Series, baseline: str, baseline_scores: pd.Series,
-         consistency: pd.Series | None = None, labellers: dict | None = None) -> dict:
+         consistency: pd.Series | None = None, labellers: dict | None = None, clusters: pd.Series | None = None
+         ) -> dict:
     """One card row (see the module docstring); every series is aligned with the judged items. `labellers`:
-    two labellers' κ on these texts (`labellers.labeller_agreement`), printed beside the judge's as its ceiling."""
+    two labellers' κ on these texts (`labellers.labeller_agreement`), printed beside the judge's as its ceiling;
+    `clusters`: each item's independent unit (a QA pair), which every corrected rate's interval resamples."""
     verdicts, probabilities = verdicts.reset_index(drop=True), probabilities.reset_index(drop=True)
     labels, baseline_scores = labels.reset_index(drop=True), baseline_scores.reset_index(drop=True)
     judged = pd.notna(verdicts).to_numpy()
@@ -63,7 +65,7 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
            consistency.notna().any() else math.nan, **(labellers or {})}
     labelled = _defined(verdicts, labels)
     row["n_labelled"] = int(labelled.sum())
-    row.update(estimates(verdicts, labels))
+    row.update(estimates(verdicts, labels, None if clusters is None else clusters.reset_index(drop=True)))
     if not labelled.any():
         return {**{c: math.nan for c in COLUMNS}, **row,
                 "reading": "no labels for this run's items: agreement, κ and AUC cannot be measured, and the judge's "
@@ -84,13 +86,13 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
     return {c: row.get(c, math.nan) for c in COLUMNS}
 
 
-def estimates(verdicts: pd.Series, labels: pd.Series) -> dict:
+def estimates(verdicts: pd.Series, labels: pd.Series, clusters: pd.Series | None = None) -> dict:
     """The judge's rate over the distinct judged texts, and corrected by the labels among them; which one a
     headline should use: PPI++ once there are MIN_LABELS labels (valid whatever the judge's errors, and with
     its tuning no wider than the labels alone), else the raw rate, named as uncorrected."""
     if not pd.notna(verdicts).any():
         return {**{c: math.nan for c in CORRECTED}, "headline_estimate": "none (nothing judged)"}
-    got = corrected_rate(verdicts.map(lambda v: None if pd.isna(v) else float(v)), labels)
+    got = corrected_rate(verdicts.map(lambda v: None if pd.isna(v) else float(v)), labels, clusters)
     enough = got["n_labelled"] >= MIN_LABELS and not math.isnan(got["ppi"])
     return {**{c: got[c] for c in CORRECTED},
             "headline_estimate": "ppi" if enough else f"raw (uncorrected: {got['n_labelled']} labels, "
@@ -139,11 +141,12 @@ def card_notes(table: pd.DataFrame) -> list[str]:
 
 
 def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, labels_name: str,
-                key_fields: tuple[str, ...], baseline: str, baseline_score) -> dict:
+                key_fields: tuple[str, ...], baseline: str, baseline_score, cluster: str | None = None) -> dict:
     """The card of one judge's columns in a run's items (`column`, `column`_p, `_source`, `_consistency`), over
     the distinct judged texts.
 
-    `key_fields`: the item columns a label is filed under; `baseline_score(row)`: the judge-free score.
+    `key_fields`: the item columns a label is filed under; `baseline_score(row)`: the judge-free score;
+    `cluster`: the item column naming its independent unit (a QA pair), for the corrected rates' intervals.
     """
     if column not in items or items.empty:
         return card(metric, judge, pd.Series(dtype=object), pd.Series(dtype=float), pd.Series(dtype=object),
@@ -157,4 +160,5 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
     scores = answered.apply(baseline_score, axis=1).astype(float)
     return card(metric, judge, answered[column], answered.get(f"{column}_p", pd.Series(np.nan, answered.index)),
                 answered.get(f"{column}_source", pd.Series(None, answered.index)), labels_for(keys, labels_name),
-                baseline, scores, answered.get(f"{column}_consistency"), labeller_agreement(labels_name, keys))
+                baseline, scores, answered.get(f"{column}_consistency"), labeller_agreement(labels_name, keys),
+                answered[cluster] if cluster and cluster in answered else None)

@@ -19,9 +19,11 @@ ppi           prediction-powered inference with PPI++'s power tuning (Angelopoul
               − 1 df) in place of the normal quantile: at 30 labels the normal one covered 92.5 %.
 
 The labelled items must be a random subset of the judged ones (the lab's labelling sheets draw them so). With
-`clusters` (items sharing a QA pair, a document), the PPI++ and Rogan–Gladen intervals come from a bootstrap
-that resamples clusters, each with all its items, labelled or not, and recomputes the same estimator
-(ppi-python's point estimate; ppi-python's own interval assumes independent items).
+`clusters` (items sharing a QA pair, a document), PPI++'s interval is the cluster bootstrap-t of
+`lclab.stats.cluster_ppi` (ppi-python's point estimate; its own interval assumes independent items, and a
+percentile bootstrap over 8-14 clusters undercovers), and Rogan–Gladen's is the delta method over cluster
+influence values (`lclab.stats.card`), the labelled items as the judge's card: defined whenever the labels say
+the judge beats chance.
 """
 
 from __future__ import annotations
@@ -72,22 +74,15 @@ def _ppi_estimate(v: np.ndarray, y: np.ndarray) -> float:
     return float(np.ravel(ppi_mean_pointestimate(y[labelled], v[labelled], v[~labelled]))[0])
 
 
-def _cluster_bootstrap(estimate, v: np.ndarray, y: np.ndarray, clusters: np.ndarray,
-                       seed: int) -> tuple[float, float]:
-    """Percentile interval of `estimate(v, y)` over resamples of clusters, each with every one of its items."""
-    from scipy.stats import bootstrap
+def _clustered_rg(v: np.ndarray, y: np.ndarray, clusters: np.ndarray) -> tuple[float, float]:
+    """Rogan–Gladen's interval with clusters: the labelled items as the judge's card (sensitivity, specificity
+    and their cluster-robust variances), the delta method over the run's and the card's variance."""
+    from .card import card_corrected_rate, card_statistics
 
-    names, index = np.unique(clusters, return_inverse=True)
-    members = [np.flatnonzero(index == k) for k in range(len(names))]
-
-    def statistic(drawn):
-        rows = np.concatenate([members[int(k)] for k in drawn])
-        return estimate(v[rows], y[rows])
-
-    result = bootstrap((np.arange(len(names)),), statistic, n_resamples=N_BOOT, vectorized=False,
-                       method="percentile", random_state=np.random.default_rng(seed))
-    lo, hi = result.confidence_interval
-    return float(lo), float(hi)
+    labelled = ~np.isnan(y)
+    card = card_statistics(y[labelled], v[labelled], v[labelled], clusters[labelled])
+    got = card_corrected_rate(v, clusters, card | {"informative": card["youden"] > 0})
+    return got["corrected_lo"], got["corrected_hi"]
 
 
 def _rg_interval(v: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, float]:
@@ -141,7 +136,7 @@ def corrected_rate(verdicts, labels, clusters=None, alpha: float = 0.05, seed: i
     if not bootstrap_rg or math.isnan(rg):
         rg_lo, rg_hi = math.nan, math.nan
     else:
-        rg_lo, rg_hi = _cluster_bootstrap(_rg_estimate, v, y, c, seed) if c is not None else _rg_interval(v, y, seed)
+        rg_lo, rg_hi = _clustered_rg(v, y, c) if c is not None else _rg_interval(v, y, seed)
     out |= {"rogan_gladen": rg, "rogan_gladen_lo": rg_lo, "rogan_gladen_hi": rg_hi}
     if labelled.all():  # nothing judged beyond the labels: PPI is the labels' own estimate
         return out | {"ppi": out["labels_only"], "ppi_lo": lab_lo, "ppi_hi": lab_hi}
@@ -156,7 +151,10 @@ def corrected_rate(verdicts, labels, clusters=None, alpha: float = 0.05, seed: i
         half = (hi - lo) / 2 * t.ppf(1 - alpha / 2, n_labelled - 1) / norm.ppf(1 - alpha / 2)
         lo, hi = ppi - half, ppi + half
     else:
-        lo, hi = _cluster_bootstrap(_ppi_estimate, v, y, c, seed)
+        from .cluster_ppi import cluster_ppi
+
+        got = cluster_ppi(y, v, c, alpha=alpha, seed=seed)
+        lo, hi = got["lo"], got["hi"]
     return out | {"ppi": ppi, "ppi_lo": max(0.0, lo), "ppi_hi": min(1.0, hi)}
 
 

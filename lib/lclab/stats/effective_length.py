@@ -19,13 +19,13 @@ RULER_THRESHOLD = 0.856
 VALUE = "judge_correct"
 
 
-def accuracy_by_length(items: pd.DataFrame) -> pd.DataFrame:
+def accuracy_by_length(items: pd.DataFrame, value: str = VALUE) -> pd.DataFrame:
     """Per context length, pooled over depths: judge accuracy with a Wilson 95 % CI."""
     rows = []
     if VALUE not in items:
         return pd.DataFrame(columns=["context_tokens", "n", "acc", "lo", "hi"])
     for length, part in items.groupby("context_tokens"):
-        values = part[VALUE].dropna().astype(bool)
+        values = part[value].dropna().astype(bool) if value in part else part.iloc[:0, :0]
         lo, hi = wilson_interval(int(values.sum()), len(values))
         rows.append({"context_tokens": length, "n": len(values), "acc": values.mean() if len(values) else math.nan,
                      "lo": lo, "hi": hi})

@@ -1,0 +1,81 @@
+"""What 01 and 02 read from their correctness judge, and what they read where it cannot tell.
+
+    reading = read_judge(model, judge_model, "answer_correct", card_texts)   # lclab.scoring.judge_reading
+    value = read_value(reading)                 # "judge_correct", or "string_match" for an uninformative judge
+    cells = corrected_cells(items, reading, ["context_tokens", "depth"])   # corrected_acc, _lo, _hi, _n
+    judged_headline(items, reading, "all cells")                           # PPI++ / card-corrected / string match
+
+The judge's raw rate is never a headline: the run's own labels (PPI++) or the shipped card (Rogan–Gladen)
+correct it, and a judge whose card holds chance gives way to the judge-free string match everywhere a judged
+number would stand (tables, figure, effects, controls), each saying so.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..runs.runner import headline
+from ..scoring.judge_reading import Reading
+from ..scoring.labels import label_key, labels_for
+from ..stats.clusters import cluster_mean_ci
+
+JUDGED, MATCH = "judge_correct", "string_match"
+
+
+def read_value(reading: Reading) -> str:
+    """The item column a run's effects, lengths and controls read: the judge's verdict where its card says it can
+    tell right from wrong, else the string match."""
+    return JUDGED if reading.informative else MATCH
+
+
+def own_labels(items: pd.DataFrame, reference: str = "gold") -> pd.Series:
+    """Each item's label in data/judge_labels/answer_correct.csv (NaN where its text has none)."""
+    if items.empty or "response" not in items:
+        return pd.Series(float("nan"), index=items.index)
+    keys = items.apply(lambda r: label_key(r["question"], r[reference], r["response"]), axis=1)
+    return labels_for(keys, "answer_correct").set_axis(items.index)
+
+
+def corrected_cells(items: pd.DataFrame, reading: Reading, by: list[str], cluster: str = "qa_id") -> pd.DataFrame:
+    """Per cell of `by`: the judged rate corrected by the card (`corrected_acc`, `_lo`, `_hi`, `_n`), NaN where the
+    judge is uninformative; what the figure draws for the judge."""
+    cells = reading.cell_rates(items, by, JUDGED, cluster).rename(columns={
+        "corrected": "corrected_acc", "corrected_lo": "corrected_lo", "corrected_hi": "corrected_hi"})
+    if len(cells):
+        n = items.dropna(subset=[JUDGED]).groupby(by).size().rename("corrected_n").reset_index()
+        cells = cells.merge(n, on=by, how="left")
+    return cells
+
+
+def with_corrected(summary: pd.DataFrame, items: pd.DataFrame, reading: Reading, by: list[str],
+                   cluster: str = "qa_id") -> pd.DataFrame:
+    """A per-cell summary with the corrected judge rate beside the raw one, and the judge named on every row."""
+    cells = corrected_cells(items, reading, by, cluster)
+    out = summary.merge(cells, on=by, how="left") if len(cells) else summary.assign(
+        corrected_acc=float("nan"), corrected_lo=float("nan"), corrected_hi=float("nan"), corrected_n=0)
+    return out.assign(judge=reading.judge.label, corrected_by="the shipped card (Rogan–Gladen)"
+                      if reading.informative else reading.uninformative_note)
+
+
+def judged_headline(items: pd.DataFrame, reading: Reading, what: str, cluster: str = "qa_id",
+                    reference: str = "gold") -> dict:
+    """The run's one number: the corrected judged rate (PPI++ with ≥ 10 labels of its own, else the card's
+    Rogan–Gladen), or where the judge is uninformative the string match with its cluster t interval."""
+    if reading.informative and JUDGED in items:
+        judged = items.dropna(subset=[JUDGED])
+        got = reading.rate(judged[JUDGED], judged[cluster], own_labels(judged, reference))
+        return headline(f"answer correct, {what} ({got['read_as']})", got["estimate"], got["lo"], got["hi"],
+                        judge=reading.judge.label)
+    scored = items.dropna(subset=[MATCH]) if MATCH in items else items.iloc[:0]
+    got = cluster_mean_ci(scored[MATCH].astype(float), scored[cluster]) if len(scored) else {}
+    return headline(f"string match, {what} ({reading.uninformative_note})", got.get("mean"), got.get("lo"),
+                    got.get("hi"), judge=reading.judge.label)
+
+
+def judge_notes(reading: Reading) -> list[str]:
+    """The lines a judged run owes its reader: who judged and why, the card, and what is read from it."""
+    lines = [f"judge: {reading.judge.label} ({reading.judge.why})", reading.line]
+    if not reading.informative:
+        lines.append(f"{reading.uninformative_note}: every judged table, the figure and the controls read the "
+                     "string match instead (the raw verdicts stay in the items)")
+    return lines

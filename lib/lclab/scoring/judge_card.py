@@ -1,0 +1,163 @@
+"""A judge's card on the shipped labelled texts: computed once per judge model, kept in the home folder.
+
+    card = judge_card("local/qwen2.5-coder-1.5b", "answer_correct", n_texts=40)
+    card["informative"], card["auc"], card["sensitivity"], card["line"]
+
+Every run that judges a kind has its judge read that kind's shipped texts (shipped_texts.py) and prints this card
+beside its own. The verdicts are kept per judge model in ~/.cache/lclab/judge_cards/<judge>/<kind>.jsonl
+($LCLAB_CARD_DIR), one line per text as soon as it is judged and keyed by the exact prompt, so a second run or a
+second clone pays nothing and a killed run loses nothing; the statistics are recomputed from them and the current
+labels every time (a label corrected later is read at once). `n_texts` reads a stable draw of the texts (each
+class in proportion, in an order fixed by each text's key, so labels added later do not reshuffle it): a first
+run can read 40 per kind, a later one all of them, reusing every verdict already kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from ..stats.card import card_statistics
+from .score_eval import paired_auc_difference
+from .shipped_texts import KINDS
+
+CARD_COLUMNS = ["kind", "judge", "n_texts", "n", "n_clusters", "unscored", "base_rate", "auc", "auc_lo", "auc_hi",
+                "sensitivity", "sensitivity_lo", "sensitivity_hi", "specificity", "specificity_lo",
+                "specificity_hi", "youden", "youden_lo", "youden_hi", "baseline", "baseline_auc",
+                "auc_vs_baseline", "auc_vs_baseline_lo", "auc_vs_baseline_hi", "informative", "line"]
+
+
+def card_root() -> Path:
+    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "lclab" / "judge_cards"
+    return Path(os.environ.get("LCLAB_CARD_DIR", default))
+
+
+def store_path(judge: str, kind: str) -> Path:
+    """Where one judge's verdicts on one kind's texts are kept (the spec hashed: a URL's credentials never reach
+    a file name, and two servers of one model name never share a file)."""
+    from ..models.specs import parse_spec
+    from ..runs.naming import model_slug
+
+    spec = parse_spec(judge)
+    public = spec.raw if spec.backend != "openai" else f"{spec.model}@{spec.public_base_url()}"
+    name = f"{model_slug(public)}-{hashlib.sha256(public.encode()).hexdigest()[:8]}"
+    return card_root() / name / f"{kind}.jsonl"
+
+
+def card_texts(kind: str, n_texts: int | None = None) -> pd.DataFrame:
+    """The texts a card reads: all of the kind's, or `n_texts` of them, each class in proportion (at least 3 of
+    each where there are), in the order of a hash of each text's key."""
+    texts = KINDS[kind].texts()
+    if not n_texts or n_texts >= len(texts):
+        return texts
+    order = texts["key"].map(lambda k: hashlib.sha256(f"card:{k}".encode()).hexdigest())
+    texts = texts.assign(_order=order).sort_values("_order")
+    share = texts["label"].mean()
+    n_pos = min(int(texts["label"].sum()), max(3, round(n_texts * share)))
+    n_neg = min(int((texts["label"] == 0).sum()), max(3, n_texts - n_pos))
+    chosen = pd.concat([texts[texts["label"] == 1].head(n_pos), texts[texts["label"] == 0].head(n_neg)])
+    return chosen.drop(columns="_order").sort_index().reset_index(drop=True)
+
+
+def prompt_id(prompt: str) -> str:
+    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
+
+
+def kept_verdicts(judge: str, kind: str) -> dict[str, dict]:
+    """prompt id -> the verdict kept for it (a damaged line, from a kill mid-write, is skipped and redone)."""
+    path, kept = store_path(judge, kind), {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+                kept[row["prompt"]] = row
+            except (ValueError, KeyError, TypeError):
+                continue
+    return kept
+
+
+def prompts_to_judge(judge: str, kind: str, n_texts: int | None = None) -> list[str]:
+    """The exact prompts a card still has to send (what a plan prices)."""
+    kept, k = kept_verdicts(judge, kind), KINDS[kind]
+    prompts = [k.prompt(r) for r in card_texts(kind, n_texts).itertuples(index=False)]
+    return [p for p in prompts if prompt_id(p) not in kept]
+
+
+def _judge_missing(judge: str, kind: str, texts: pd.DataFrame, kept: dict, progress: bool) -> dict:
+    from tqdm.auto import tqdm
+
+    from ..models import LLMError
+
+    k = KINDS[kind]
+    todo = [(k.prompt(r), r) for r in texts.itertuples(index=False)]
+    todo = sorted({prompt_id(p): (p, r) for p, r in todo if prompt_id(p) not in kept}.values(), key=lambda t: t[0])
+    if not todo:
+        return kept
+    path = store_path(judge, kind)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Sorted by prompt: texts that share a prefix (the same passages, the same premise) follow each other.
+    for prompt, r in tqdm(todo, desc=f"judge card: {kind}", disable=not progress):
+        try:
+            got = k.judge(judge, r)
+            row = {"prompt": prompt_id(prompt), "key": r.key, "verdict": got.value,
+                   "p": got.metadata.get("p"), "source": got.metadata.get("source"), "unscored": got.unscored}
+        except LLMError as err:  # one failed call: this text unscored (counted), the others still read
+            row = {"prompt": prompt_id(prompt), "key": r.key, "verdict": None, "p": None, "source": None,
+                   "unscored": f"{type(err).__name__}: {err}"}
+        if row["verdict"] is not None or row["source"] is not None:  # a call that failed is asked again next time
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        kept[row["prompt"]] = row
+    return kept
+
+
+def judge_card(judge: str, kind: str, n_texts: int | None = None, progress: bool = True) -> dict:
+    """The judge's card on `kind`'s shipped texts (CARD_COLUMNS), judging first the texts not yet kept."""
+    k = KINDS[kind]
+    texts = card_texts(kind, n_texts)
+    kept = _judge_missing(judge, kind, texts, kept_verdicts(judge, kind), progress)
+    rows = [kept.get(prompt_id(k.prompt(r)), {}) for r in texts.itertuples(index=False)]
+    verdicts = pd.Series([None if r.get("verdict") is None else float(r["verdict"]) for r in rows], dtype=object)
+    probabilities = pd.Series([r.get("p") for r in rows], dtype=object)
+    stats = card_statistics(texts["label"], verdicts, probabilities, texts["cluster"])
+    baseline = texts.apply(lambda r: k.baseline_score(r), axis=1).astype(float)
+    scores = probabilities.where(probabilities.notna(), verdicts).astype(float)
+    versus = paired_auc_difference(texts["label"], scores, baseline.fillna(0.0), clusters=texts["cluster"])
+    card = {"kind": kind, "judge": judge, "n_texts": len(texts), **stats, "baseline": k.baseline,
+            "baseline_auc": versus["auc_b"], "auc_vs_baseline": versus["difference"],
+            "auc_vs_baseline_lo": versus["difference_lo"], "auc_vs_baseline_hi": versus["difference_hi"]}
+    return card | {"line": card_line(card)}
+
+
+def card_line(card: dict) -> str:
+    """One line: what the card says, with its intervals and its unit."""
+    def ci(name: str) -> str:
+        return f"{card[name]:.2f} [{card[f'{name}_lo']:.2f}, {card[f'{name}_hi']:.2f}]"
+
+    if not card.get("n") or any(math.isnan(card.get(x, math.nan)) for x in ("auc", "sensitivity")):
+        return (f"shipped card ({card['kind']}, {card.get('n', 0)} texts): cannot be read (one class only or "
+                "no verdict); the judge is read as uninformative")
+    verdict = "informative" if card["informative"] else "UNINFORMATIVE (no better than chance)"
+    return (f"shipped card ({card['kind']}, {card['n']} texts, {card['n_clusters']} clusters): AUC {ci('auc')}, "
+            f"sensitivity {ci('sensitivity')}, specificity {ci('specificity')}, J {ci('youden')}; "
+            f"{card['baseline']} AUC {card['baseline_auc']:.2f}: {verdict}")
+
+
+_carded: set[tuple[str, str, str]] = set()  # (judge, kind, prompt) a plan of this process has already priced
+
+
+def planned_card(notebook: str, experiment: str, judge: str, kind: str, n_texts: int = 0) -> dict:
+    """The judge's card on `kind`'s shipped texts (lclab.scoring.judge_card): the texts not yet kept for this
+    judge, priced in prompt order as the card sends them; a text another notebook of the same plan already
+    judges is counted there only (one card per judge and kind, kept in the home folder)."""
+    from ..planning.stages import named, planned_replies
+
+    prompts = sorted(p for p in prompts_to_judge(judge, kind, n_texts or None) if (judge, kind, p) not in _carded)
+    _carded.update((judge, kind, p) for p in prompts)
+    return named(planned_replies(notebook, experiment, "judge card", judge, prompts, KINDS[kind].max_tokens,
+                                 reuse_prefix=judge.startswith("local/")), f"judge card ({kind})")

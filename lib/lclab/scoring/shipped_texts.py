@@ -1,0 +1,114 @@
+"""The labelled texts the lab ships, by what a judge decides on them: the material of every judge's card.
+
+    KINDS["answer_correct"].texts()          # key, label, cluster, and the fields its judge reads
+    KINDS["answer_correct"].prompt(row)      # the exact prompt its judge is sent
+    KINDS["answer_correct"].judge(spec, row) # the judge's Score on it
+
+kind              what a label says                                 texts (data/)                       cluster
+answer_correct    the response says what the reference says         judge_labels/answer_correct.csv     question
+rag_relevance     the response addresses the question               judge_labels/rag_relevance.csv      question
+rag_faithfulness  every claim of the response is in the passages    judge_labels/rag_faithfulness.csv   question
+claim_support     the text (read with its question) entails the     nli_eval/hypothesis_labels.csv      item
+                  claim                                              and items.jsonl
+
+The maintainer wrote these labels (an AI coding agent, blind to every judge; the data READMEs say how). The
+claim-support texts are 05's hypotheses, checked the way 06 checks a claim: the premise is the question and the
+text the sentence comes from (the context, the ground truth or the answer), the hypothesis the labelled sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
+
+import pandas as pd
+
+from ..paths import DATA
+from ..prompts import render
+from .baselines import content_overlap
+from .entailment import claim_prompt, p_claim_supported
+from .judges import JUDGE_MAX_TOKENS, judge_correct, judge_faithfulness, judge_relevance
+from .labels import LABELS, label_key
+from .score import Score
+
+NLI_EVAL = DATA / "nli_eval"
+# Which text of an NLI item a direction's hypotheses are checked against.
+PREMISE_OF = {"context_answer": "context", "gt_answer": "ground_truth", "answer_gt": "answer"}
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    what: str  # what a positive label says, for cards and tables
+    texts: Callable[[], pd.DataFrame]  # key, label, cluster, and the judge's fields
+    prompt: Callable[[object], str]  # the exact prompt its judge is sent for one text (a row of texts())
+    judge: Callable[[str, object], Score]  # (judge spec, row) -> the verdict as a Score with its probability
+    max_tokens: int  # of the judge's reply, for a plan
+    baseline: str  # the judge-free score beside it
+    baseline_score: Callable[[object], float | None]
+
+
+def _label_file(name: str, fields: tuple[str, ...]) -> Callable[[], pd.DataFrame]:
+    def texts() -> pd.DataFrame:
+        from ..text.hand_tables import read_hand_table
+
+        table = read_hand_table(LABELS / f"{name}.csv", ("key", "label", *fields), "judge label file")
+        table = table[table["label"].str.strip().isin(["0", "1"])]
+        return table.assign(label=table["label"].astype(int), cluster=table["question"].map(label_key))[
+            ["key", "label", "cluster", *fields]].reset_index(drop=True)
+
+    return texts
+
+
+@lru_cache(maxsize=1)
+def _claim_texts() -> pd.DataFrame:
+    from ..text.hand_tables import read_hand_table
+
+    items = {}
+    for line in (NLI_EVAL / "items.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            item = json.loads(line)
+            items[item["item_id"]] = item
+    labels = read_hand_table(NLI_EVAL / "hypothesis_labels.csv",
+                             ("item_id", "direction", "index", "sentence", "entailed"), "hypothesis label file")
+    rows = []
+    for r in labels.itertuples(index=False):
+        item = items[r.item_id]
+        premise = item[PREMISE_OF[r.direction]]
+        rows.append({"key": label_key(item["question"], premise, r.sentence), "label": int(r.entailed),
+                     "cluster": r.item_id, "question": item["question"], "premise": premise, "claim": r.sentence,
+                     "direction": r.direction})
+    # Grouped by premise, as 06 orders its checks: a premise is read once into llama.cpp's KV cache.
+    return pd.DataFrame(rows).sort_values(["cluster", "direction"], kind="stable").reset_index(drop=True)
+
+
+def _claim_verdict(judge: str, r) -> Score:
+    got = p_claim_supported(judge, r.question, r.premise, r.claim, stage="judge card")
+    if got.score is None:
+        return Score(None, got.answer, metadata={"p": None, "source": got.source}, unscored=got.unscored)
+    return Score(got.score >= 0.5, got.answer, metadata={"p": got.score, "source": got.source,
+                                                          "mass_outside": got.mass_outside})
+
+
+KINDS = {k.name: k for k in (
+    Kind("answer_correct", "the response says what the reference says",
+         _label_file("answer_correct", ("question", "reference", "response")),
+         lambda r: render("judge_correct", question=r.question, answer=r.response, gold_answer=r.reference),
+         lambda j, r: judge_correct(j, r.question, r.response, r.reference, stage="judge card"),
+         JUDGE_MAX_TOKENS, "reference words in the response", lambda r: content_overlap(r.reference, r.response)),
+    Kind("rag_relevance", "the response addresses the question",
+         _label_file("rag_relevance", ("question", "response")),
+         lambda r: render("judge_relevance", question=r.question, answer=r.response),
+         lambda j, r: judge_relevance(j, r.question, r.response, stage="judge card"),
+         JUDGE_MAX_TOKENS, "question words in the response", lambda r: content_overlap(r.question, r.response)),
+    Kind("rag_faithfulness", "every claim of the response is in the passages",
+         _label_file("rag_faithfulness", ("question", "response", "passages")),
+         lambda r: render("judge_faithfulness", question=r.question, answer=r.response, passages=r.passages),
+         lambda j, r: judge_faithfulness(j, r.question, r.response, r.passages, stage="judge card"),
+         JUDGE_MAX_TOKENS, "response words in the passages", lambda r: content_overlap(r.response, r.passages)),
+    Kind("claim_support", "the text, read with its question, entails the claim",
+         _claim_texts, lambda r: claim_prompt(r.question, r.premise, r.claim), _claim_verdict, 1,
+         "claim words in the text", lambda r: content_overlap(r.claim, r.premise)),
+)}
