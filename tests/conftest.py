@@ -43,6 +43,19 @@ def embedding_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("embeddings")
 
 
+@pytest.fixture(scope="session")
+def card_store(tmp_path_factory):
+    return tmp_path_factory.mktemp("judge-cards")
+
+
+@pytest.fixture
+def shared_cards(card_store, monkeypatch):
+    """One store of judge-card verdicts for the notebook tests (a card depends only on the judge and the shipped
+    texts): the smoke judge reads its shipped texts once per session, as it does once per machine for a user."""
+    monkeypatch.setenv("LCLAB_CARD_DIR", str(card_store))
+    return card_store
+
+
 @pytest.fixture
 def shared_embeddings(embedding_cache, monkeypatch):
     """One embedding cache for the tests that use it (a vector depends only on the model and the text): the

@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 
 @pytest.fixture
-def outputs(tmp_path, monkeypatch, shared_embeddings):
+def outputs(tmp_path, monkeypatch, shared_embeddings, shared_cards):
     # The kernel is a separate process: redirect its outputs through the environment.
     monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path / "out"))
     return tmp_path / "out"

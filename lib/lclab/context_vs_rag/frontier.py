@@ -74,13 +74,13 @@ def self_route_table(items: pd.DataFrame, value: str = "judge_correct", reading=
             f"over {row['qa_pairs']} QA pairs; routed {row['routed']:.0%}; tokens read "
             f"{row['tokens_self_route']:.0f} vs {row['tokens_long_context']:.0f} "
             f"(saving {row['token_saving']:.0%} [{row['saving_lo']:.0%}, {row['saving_hi']:.0%}])")
-    if fixed.get("corrected") == fixed.get("corrected"):
+    if fixed and fixed["corrected"] == fixed["corrected"]:
         line += (f"; the difference corrected by the judge's card {fixed['corrected']:+.2f} "
                  f"[{fixed['corrected_lo']:+.2f}, {fixed['corrected_hi']:+.2f}]")
     return pd.DataFrame([row], columns=columns), line
 
 
-def arm_tables(every: pd.DataFrame, frontier: bool, self_route: bool, unanswerable: bool, reading
+def arm_tables(every: pd.DataFrame, frontier: bool, self_route: bool, unanswerable: bool, reading=None
                ) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """The tables of the arms a run asked for, and their notes: the frontier over the answerable sets, Self-Route
     against long context, and abstention on unanswerable sets beside the answer rate (the seed's two methods at

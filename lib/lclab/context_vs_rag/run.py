@@ -21,7 +21,7 @@ from ..models import budget_counters, check_budget, tokenizer_name
 from ..qa import load_validated
 from ..models.judge_choice import choose_judge
 from ..qa.closed_book import closed_book_arm
-from ..qa.judged import judge_notes, read_value, with_corrected
+from ..qa.judged import judge_notes, named_judge, read_value, with_corrected
 from ..retrieval.chunking import Chunker
 from ..runs.runner import Result, Run, Step, headline, skipped_note
 from ..scoring.judge_reading import read_judge
@@ -109,6 +109,8 @@ def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, 
         notes += judge_notes(reading) + card_notes(reliability) + [line, length_line] + arm_notes
         more, more_notes = arm_tables(every, bool(frontier_k), self_route, bool(unanswerable_share), reading)
         notes += more_notes
+        arm, more, effects = named_judge(arm, reading), named_judge(more, reading), effects.assign(
+            judge=reading.judge.label)
         return run.result(with_corrected(summarize(items), items, reading, ["noise_pct", "method"]), items=every,
                           notes=notes, tables={"retrieval_misses": retrieval_misses(items), "reliability": reliability,
                                                "judge_card": reading.table(), "effects": effects,
@@ -175,7 +177,8 @@ def long_context_length(items: pd.DataFrame, value: str = "judge_correct") -> tu
     as_lengths = long.assign(context_tokens=long["noise_pct"].map(size))
     result = effective_length_ci(as_lengths, value=value)
     table = accuracy_by_length(as_lengths, value).merge(size.rename("context_tokens").reset_index(), on="context_tokens")
-    return table.assign(**{f"effective_{k}": v for k, v in result.items()}), length_note(result, list(size))
+    return table.assign(**{f"effective_{k}": v for k, v in result.items()}, read_from=value), length_note(
+        result, list(size))
 
 
 def retrieval_misses(items: pd.DataFrame) -> pd.DataFrame:

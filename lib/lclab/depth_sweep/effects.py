@@ -78,7 +78,8 @@ def depth_tables(base: pd.DataFrame, reading, lengths: list[int], mode: str) -> 
 
     value = read_value(reading)
     lengths_ci, (grid, grid_line) = effective_length_ci(base, value=value), depth_length_model(base, value)
-    tables = {"effects": depth_effects(base, value, reading), "by_length": accuracy_by_length(base, value),
+    tables = {"effects": depth_effects(base, value, reading),
+              "by_length": accuracy_by_length(base, value).assign(read_from=value),
               "effective_length": pd.DataFrame([lengths_ci]).assign(distractors=mode, read_from=value),
               "depth_length_model": grid}
     return tables, [depth_power_line(base, value), length_note(lengths_ci, lengths), grid_line]

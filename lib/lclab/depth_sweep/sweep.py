@@ -16,7 +16,7 @@ from ..models.embeddings import DEFAULT_EMBEDDER
 from ..models.judge_choice import choose_judge
 from ..qa import load_validated
 from ..qa.closed_book import closed_book_arm
-from ..qa.judged import judge_notes, judged_headline, with_corrected
+from ..qa.judged import judge_notes, judged_headline, named_judge, with_corrected
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, skipped_note
 from ..runs.samples import Sample
@@ -151,12 +151,14 @@ def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_q
         reliability = cards([correctness_card(items, reading.judge.label, "answer correct (01)")])
         base = items[items["distractors"] == distractors[0]] if "distractors" in items else items
         depth, depth_lines = depth_tables(base, reading, list(context_tokens), distractors[0])
+        depth = named_judge(depth, reading)
         notes += judge_notes(reading) + card_notes(reliability) + depth_lines
         _, needle_table = run_needles(run, model, qa, pool, [k for k in needles if k > 1], context_tokens, seed,
                                          count, count_text, max_answer_tokens, max_workers)
         arm, arm_notes = closed_book_arm(run, closed_book, items, model, reading, qa, max_answer_tokens,
                                          self_consistency, max_workers)
         notes += needle_notes(needle_table) + arm_notes
+        arm = named_judge(arm, reading)
         return run.result(summarize(items, reading), items=items, notes=notes,
                           tables={"judge_vs_match": disagree, "reliability": reliability, "judge_card": reading.table(),
                                   **depth, "by_distractors": by_distractors(items), "needles": needle_table, **arm},

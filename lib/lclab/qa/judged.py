@@ -22,10 +22,10 @@ from ..stats.clusters import cluster_mean_ci
 JUDGED, MATCH = "judge_correct", "string_match"
 
 
-def read_value(reading: Reading) -> str:
+def read_value(reading: Reading | None) -> str:
     """The item column a run's effects, lengths and controls read: the judge's verdict where its card says it can
-    tell right from wrong, else the string match."""
-    return JUDGED if reading.informative else MATCH
+    tell right from wrong (or where no card was read), else the string match."""
+    return JUDGED if reading is None or reading.informative else MATCH
 
 
 def own_labels(items: pd.DataFrame, reference: str = "gold") -> pd.Series:
@@ -70,6 +70,13 @@ def judged_headline(items: pd.DataFrame, reading: Reading, what: str, cluster: s
     got = cluster_mean_ci(scored[MATCH].astype(float), scored[cluster]) if len(scored) else {}
     return headline(f"string match, {what} ({reading.uninformative_note})", got.get("mean"), got.get("lo"),
                     got.get("hi"), judge=reading.judge.label)
+
+
+def named_judge(tables: dict[str, pd.DataFrame], reading: Reading) -> dict[str, pd.DataFrame]:
+    """The tables with the judge named on every row of those read from its verdicts ("... (self-judged)" where
+    it is the model under test)."""
+    return {name: t.assign(judge=reading.judge.label) if "read_from" in t and (t["read_from"] == JUDGED).any()
+            else t for name, t in tables.items()}
 
 
 def judge_notes(reading: Reading) -> list[str]:

@@ -38,6 +38,14 @@ def _codes(clusters) -> tuple[np.ndarray, int]:
     return index, int(index.max()) + 1 if len(index) else 0
 
 
+def floor_variance(variance: float, successes: float, n: int) -> float:
+    """A proportion's variance, never below the binomial variance of its plus-two estimate (x + 1) / (n + 2)
+    (Agresti and Caffo): a sensitivity of 4 out of 4, or a judged rate of 2 out of 2, has a cluster-robust
+    variance of 0, and an interval of zero width on 4 texts says what they cannot."""
+    shrunk = (successes + 1) / (n + 2)
+    return max(float(variance), shrunk * (1 - shrunk) / (n + 2))
+
+
 def _t(df: int, level: float = 0.95) -> float:
     from scipy import stats
 
@@ -74,7 +82,8 @@ def sens_spec(labels: np.ndarray, verdicts: np.ndarray, clusters) -> dict:
     psi_sens = np.bincount(index, weights=np.where(pos, verdicts - sens, 0) / pos.sum(), minlength=k)
     psi_spec = np.bincount(index, weights=np.where(neg, (1 - verdicts) - spec, 0) / neg.sum(), minlength=k)
     factor = k / (k - 1)
-    var_sens, var_spec = factor * (psi_sens ** 2).sum(), factor * (psi_spec ** 2).sum()
+    var_sens = floor_variance(factor * (psi_sens ** 2).sum(), verdicts[pos].sum(), int(pos.sum()))
+    var_spec = floor_variance(factor * (psi_spec ** 2).sum(), (1 - verdicts[neg]).sum(), int(neg.sum()))
     cov = factor * (psi_sens * psi_spec).sum()
     t = _t(k - 1)
     youden, se_j = sens + spec - 1, math.sqrt(max(var_sens + var_spec + 2 * cov, 0.0))
@@ -122,7 +131,7 @@ def card_corrected_rate(verdicts, clusters, card: dict, level: float = 0.95) -> 
     raw = float(v.mean())
     index, k = _codes(c)
     psi = np.bincount(index, weights=(v - raw) / len(v), minlength=k)
-    var_raw = k / (k - 1) * float((psi ** 2).sum()) if k > 1 else math.nan
+    var_raw = floor_variance(k / (k - 1) * float((psi ** 2).sum()), v.sum(), len(v)) if k > 1 else math.nan
     sens, spec, j = card["sensitivity"], card["specificity"], card["youden"]
     rate = (raw + spec - 1) / j
     var = (var_raw + (1 - rate) ** 2 * card["var_spec"] + rate ** 2 * card["var_sens"]
