@@ -10,6 +10,11 @@ leaves it underfilled, so a served model is counted, in order of preference, by
 
 The window a server was started with is read the same way (llama.cpp: /props,
 vLLM: /v1/models), so a budget it cannot hold is refused before any call.
+
+A server's counts are kept on disk (`token_counts/` in the model cache, one file per server and model, keyed by
+a hash of the text), so a rerun builds its samples without a single /tokenize round trip: filling 09's budgets
+counted 3,063 texts again on a warm rerun. A server that changes its tokenizer under the same URL and name
+would be counted with the old one: give it another name, or clear that folder.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from functools import cached_property
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
@@ -35,6 +42,42 @@ class ServedTokenizer:
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.fallback = fallback  # (name, tiktoken encoding)
         self._counted: dict[str, int | None] = {}
+        self._lock = threading.Lock()
+
+    @cached_property
+    def _store_path(self) -> Path:
+        from ..paths import llm_cache_dir
+
+        return llm_cache_dir() / "token_counts" / f"{self._server_id}-{self.dialect}.jsonl"
+
+    @cached_property
+    def _kept(self) -> dict[str, int]:
+        """Counts made before, by any run (a damaged line, from a kill mid-write, is skipped and counted again)."""
+        kept = {}
+        if self._store_path.exists():
+            for line in self._store_path.read_text(encoding="utf-8").splitlines():
+                try:
+                    key, n = json.loads(line)
+                    kept[key] = int(n)
+                except (ValueError, TypeError):
+                    continue
+        return kept
+
+    def _remembered(self, kind: str, content, count) -> int | None:
+        """`count()` of `content`, from the disk store when this server counted it before; exact counts are kept."""
+        if self.dialect == "tiktoken":  # nothing to save: counted locally
+            return count()
+        key = hashlib.sha256(json.dumps([kind, content], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        if key in self._kept:
+            return self._kept[key]
+        n = count()
+        if n is not None:
+            with self._lock:
+                self._kept[key] = n
+                self._store_path.parent.mkdir(parents=True, exist_ok=True)
+                with open(self._store_path, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps([key, n]) + "\n")
+        return n
 
     @cached_property
     def _http(self) -> httpx.Client:
@@ -50,15 +93,29 @@ class ServedTokenizer:
         return reply.json() if reply.status_code == 200 else None
 
     @cached_property
+    def _server_id(self) -> str:
+        return hashlib.sha256(f"{self.public_root}|{self.model}".encode()).hexdigest()[:16]
+
+    @cached_property
     def dialect(self) -> str:
-        probe = [{"role": "user", "content": "x"}]
+        """Which way this server counts, asked once per server and kept beside its counts (an exact one only)."""
+        from ..paths import llm_cache_dir
+
         if os.environ.get("LCLAB_TOKENIZER_DIR"):
             return "transformers"
+        known = llm_cache_dir() / "token_counts" / f"{self._server_id}.dialect"
+        if known.exists() and known.read_text().strip() in ("llama.cpp", "vllm"):
+            return known.read_text().strip()
+        probe = [{"role": "user", "content": "x"}]
         if isinstance((self._post("/apply-template", {"messages": probe}) or {}).get("prompt"), str):
-            return "llama.cpp"
-        if "count" in (self._post("/tokenize", {"model": self.model, "messages": probe}) or {}):
-            return "vllm"
-        return "tiktoken"
+            found = "llama.cpp"
+        elif "count" in (self._post("/tokenize", {"model": self.model, "messages": probe}) or {}):
+            found = "vllm"
+        else:
+            return "tiktoken"
+        known.parent.mkdir(parents=True, exist_ok=True)
+        known.write_text(found)
+        return found
 
     @cached_property
     def name(self) -> str:
@@ -75,6 +132,9 @@ class ServedTokenizer:
 
     def count_text(self, text: str) -> int:
         """Tokens of a bare text (no special tokens added)."""
+        return self._remembered("text", text, lambda: self._count_text(text))
+
+    def _count_text(self, text: str) -> int:
         if self.dialect == "llama.cpp":
             return len(self._require("/tokenize", {"content": text, "add_special": False,
                                                    "parse_special": False})["tokens"])
@@ -94,7 +154,7 @@ class ServedTokenizer:
         if key not in self._counted:
             if len(self._counted) >= 256:
                 self._counted.pop(next(iter(self._counted)))
-            self._counted[key] = self._count_prompt(messages)
+            self._counted[key] = self._remembered("prompt", messages, lambda: self._count_prompt(messages))
         return self._counted[key]
 
     def _count_prompt(self, messages: list[dict]) -> int | None:
