@@ -209,3 +209,29 @@ def test_a_bad_data_file_is_named_with_its_line_before_anything_loads(tmp_path, 
 def test_a_missing_data_file_is_named(tmp_path):
     with pytest.raises(ParameterError, match=r"qa_path = .*: no such file"):
         parameters_for(SWEEP, {"01_lost_in_the_middle": {"qa_path": str(tmp_path / "nope.csv")}})
+
+
+def test_a_broken_endpoint_url_is_refused_in_one_line_not_a_traceback():
+    result = subprocess.run([sys.executable, "-m", "lclab.runs.notebooks", "--profile", "smoke", "--models-needed",
+                             "--model", "openai/m@http://user:pw@[::1/v1", "01_lost_in_the_middle"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "malformed" in result.stderr and "pw" not in result.stderr
+
+
+def test_a_url_password_and_a_bearer_key_are_refused_together_naming_both(monkeypatch):
+    from lclab.models import backend_for
+    from lclab.models.errors import MissingAPIKeyError
+    from lclab.runs.params import check_model_spec
+
+    spec = "openai/m@http://user:secret-pw@127.0.0.1:9/v1"
+    monkeypatch.delenv("API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert check_model_spec(spec) is None  # the URL's basic auth alone is fine
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-canary")
+    problem = check_model_spec(spec)
+    assert "user:password" in problem and "OPENAI_API_KEY" in problem
+    assert "secret-pw" not in problem and "sk-canary" not in problem
+    with pytest.raises(MissingAPIKeyError, match="one Authorization header") as err:
+        backend_for(spec)
+    assert "secret-pw" not in str(err.value)

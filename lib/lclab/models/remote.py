@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, RetryableError
+from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, MissingAPIKeyError, RetryableError
 from .protocol import RawReply, Settings, chat_kwargs, normalize_logprobs
 from .retry import is_retryable_status, parse_retry_after
 from .served_tokens import ServedTokenizer
-from .specs import ModelSpec, public_url
+from .specs import ModelSpec, public_url, scrub
 
 # OpenAI's documented framing cost per chat message (role markers); used only
 # for remote models, whose exact chat template is unknown here.
@@ -47,6 +47,8 @@ class OpenAIBackend:
     DOWN_SECONDS = 30.0
 
     def __init__(self, spec: ModelSpec):
+        if conflict := spec.auth_conflict():
+            raise MissingAPIKeyError(f"model {scrub(spec.raw)!r}: {conflict}")
         self.spec = spec
         self.replicas = [Replica(public_url(u), u) for u in spec.base_urls()]
         self.base_url = spec.public_base_url()

@@ -50,6 +50,20 @@ class ModelSpec:
             )
         return "not-needed"  # local servers accept any key, but the client insists on one
 
+    def auth_conflict(self) -> str | None:
+        """Why this endpoint's credentials cannot all be sent: a user:password in its URL (HTTP basic auth) and a
+        key in the environment (a bearer token) would both go in the one Authorization header, and the client
+        sends the URL's and drops the key without a word. Refused, naming both, rather than guessed."""
+        key_env = self.api_key_env
+        if self.base_url is None or not key_env or not os.environ.get(key_env):
+            return None
+        for url in self.base_urls():
+            if urlsplit(url).username:
+                return (f"base URL {public_url(url)!r} carries a user:password (sent as HTTP basic auth) and "
+                        f"${key_env} is set (a bearer key): one Authorization header cannot carry both; drop the "
+                        f"user:password from the URL or unset {key_env}")
+        return None
+
     def base_urls(self) -> list[str]:
         """Every replica's base URL as given (credentials included): the client needs them."""
         if self.base_url is None:
@@ -163,6 +177,11 @@ def parse_spec(spec: str) -> ModelSpec:
         # variable RAG-IFEval's runners read; OPENAI_API_KEY the usual one. A spec recorded without its
         # credentials (hide_credentials) gets them back here, for the client only: `raw` stays redacted.
         model, _, base_url = _with_credentials(spec).partition("/")[2].partition("@")
+        for url in base_url.split(","):
+            try:
+                urlsplit(url.strip()).port  # a broken IPv6 host or port raises here, not deep in a run
+            except ValueError as err:
+                raise ValueError(f"model spec {scrub(spec)!r}: the endpoint URL is malformed ({err})") from None
         key_env = "API_KEY" if os.environ.get("API_KEY") else "OPENAI_API_KEY"
         return ModelSpec(spec, "openai", model, base_url, key_env)
     if prefix == "openai":

@@ -35,10 +35,10 @@ def model_slug(model: str) -> str:
     "qwen-gpu1-8000", so that two servers never share a run folder (nor a credential reach a folder name)."""
     name, at, urls = model.partition("@")
     if at and "://" in urls:
-        host = urlsplit(urls.split(",")[0].strip())
         try:
-            port = host.port or ""
-        except ValueError:  # refused by the parameter check; a name is still owed to its message
-            port = ""
-        name = f"{name.split('/', 1)[-1]}-{host.hostname or ''}-{port}"
+            host = urlsplit(urls.split(",")[0].strip())
+            hostname, port = host.hostname or "", host.port or ""
+        except ValueError:  # a malformed URL: refused by the parameter check; a name is still owed to its message
+            hostname, port = "malformed-url", ""
+        name = f"{name.split('/', 1)[-1]}-{hostname}-{port}"
     return re.sub(r"[^A-Za-z0-9.]+", "-", name if at else model.split("/")[-1]).strip("-")

@@ -113,6 +113,8 @@ def _served_problem(parsed) -> str | None:
             return f"base URL {public!r} names no host"
         if port == 0:
             return f"base URL {public!r} has port 0"
+    if conflict := parsed.auth_conflict():
+        return conflict
     try:
         parsed.api_key()
     except MissingAPIKeyError as err:
