@@ -85,3 +85,22 @@ def test_a_bug_in_a_later_step_with_workers_stops_the_run(bug):
         with Run("status_check", f"bug-{type(bug).__name__}") as run:
             run.trials(samples([0, 1, 2]), key=lambda t: (t.id,), describe=lambda t: {"n": t.source},
                        steps=[Step("answer", lambda t, row: {"ok": True}), Step("judge", judge, 2)])
+
+
+def test_skipped_corpus_files_reach_the_manifest_and_the_terminal_line_without_failing_the_run(tmp_path):
+    from lclab.runs.manifest import skipped_since
+    from lclab.runs.runner import skipped_note
+    from lclab.text.corpus import load_corpus
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "good.txt").write_text("A real document about something. " * 20, encoding="utf-8")
+    (tmp_path / "docs" / "empty.txt").write_text("", encoding="utf-8")
+    (tmp_path / "docs" / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    loaded = load_corpus(str(tmp_path / "docs"))
+    started = time.time() - 1
+    with Run("status_check", "skipping") as run:
+        run.result(pd.DataFrame([{"rows": 0}]), items=pd.DataFrame(), notes=skipped_note(loaded.skipped))
+    assert manifest("skipping")["status"] == "finished" and failed_runs_since(started) == []
+    (line,) = skipped_since(started)
+    assert line.startswith("run status_check/skipping: 2 corpus files skipped:")
+    assert "empty.txt" in line and "latin1.txt" in line

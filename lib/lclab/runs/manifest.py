@@ -185,3 +185,18 @@ def failed_runs_since(started: float) -> list[str]:
                          f"{m.get('n_items')} items failed or could not be scored; the first: "
                          f"{trials.get('first_error')}")
     return lines
+
+
+def skipped_since(started: float) -> list[str]:
+    """One line per run written since `started` that left corpus files out: how many, the first few by name, and
+    why (the notebook's own note, for the terminal)."""
+    lines = []
+    for path in sorted(paths.RESULTS.glob("*/*/manifest.json")):
+        try:
+            if path.stat().st_mtime >= started:
+                m = json.loads(path.read_text(encoding="utf-8"))
+                if (m.get("trials") or {}).get("skipped_files"):
+                    lines.append(f"run {m['experiment']}/{m['run_name']}: {m['trials']['skipped_files']}")
+        except (OSError, ValueError):
+            continue
+    return lines

@@ -27,7 +27,7 @@ from ..models.errors import CacheError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
 from .kernels import INTERRUPTED, on_interrupt, quiet_kernel, without_iri_grammars
-from .manifest import NOTEBOOK_ENV, failed_runs_since
+from .manifest import NOTEBOOK_ENV, failed_runs_since, skipped_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
 from .preflight import judge_is_answerer, models_to_load, still_to_fetch
@@ -269,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             with_copy.append(nb.name)
             print("\n".join(f"!! {nb.name}: {line}" for line in problems), file=sys.stderr)
         timings.append((nb.name, seconds))
+        print("".join(f"   {line}\n" for line in skipped_since(started)), end="")
         print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
     summary = executed / "timings.tsv"
     summary.parent.mkdir(parents=True, exist_ok=True)

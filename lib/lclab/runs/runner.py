@@ -57,6 +57,7 @@ from ..paths import llm_cache_dir
 from . import manifest
 from .folders import ItemLog, RunLock, log_accounting, run_dir, write_atomic
 from .index import refresh_index
+from .notes import SkippedNote, failure_notes, headline, skipped_note  # noqa: F401 (where experiments find them)
 from .parallel import map_items
 from .samples import check_samples, write_samples
 
@@ -235,6 +236,7 @@ class Run:
         # and the first error in the manifest; run_all.sh then ends non-zero (lclab.runs.notebooks).
         self._failures = {"failed_items": int(failed.sum()),
                           "first_error": str(items.loc[failed, "error"].iloc[0])[:500] if failed.any() else None}
+        self._failures["skipped_files"] = next((str(n) for n in notes or [] if isinstance(n, SkippedNote)), None)
         status = "finished" if not failed.any() else "failed" if failed.all() else "partial"
         self._record(accounting, status, headline, len(items))
         self._finished = True
@@ -277,24 +279,3 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
         outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
         alive = [o.item for o in outcomes if o.value]
     return log.latest(key(t) for t in trials), len(trials) - len(pending)
-
-
-def headline(metric: str, value, lo=None, hi=None, judge: str | None = None) -> dict:
-    """The one number a run is listed under in the index of runs, with its interval (and who judged it)."""
-    clean = lambda v: None if v is None or pd.isna(v) else float(v)  # noqa: E731
-    return {"metric": metric, "value": clean(value), "lo": clean(lo), "hi": clean(hi)} | ({"judge": judge} if judge else {})
-
-
-def failure_notes(items: pd.DataFrame) -> list[str]:
-    failed = int(items["error"].notna().sum()) if "error" in items else 0
-    if not failed:
-        return []
-    return [f"{failed} rows failed or could not be scored (result.failures lists them with the reason); "
-            "they are left out of every rate, never counted as wrong, and a rerun retries them"]
-
-
-def skipped_note(skipped_files: list[tuple[str, str]]) -> list[str]:
-    """The line a run owes its reader when corpus files were left out."""
-    if not skipped_files:
-        return []
-    return [f"{len(skipped_files)} corpus files skipped: " + "; ".join(f"{n} ({r})" for n, r in skipped_files)]
