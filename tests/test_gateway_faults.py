@@ -161,3 +161,20 @@ def test_a_truncated_json_body_is_retried_named_and_counted(serve):
     with pytest.raises(RetryableError, match=r"not whole JSON from http://127\.0\.0\.1:\d+/v1"):
         ask(prompt="another question")
     assert ACCOUNTING.get("test").errors == 1
+
+
+def test_a_reply_far_past_its_budget_is_stored_cut_and_marked_and_the_run_goes_on(serve, tmp_path):
+    from lclab.models.reply_limits import CHARS_PER_TOKEN_KEPT
+    from lclab.runs.runner import answer_columns
+
+    huge = "x" * 5_000_000  # a 5 MB reply to an 8-token question
+    serve(reply=huge)
+    reply = ask(max_tokens=8)
+    assert len(reply.text) == CHARS_PER_TOKEN_KEPT * 8 and "reply truncated at 512 characters" in reply.note
+    assert answer_columns(reply)["reply_note"] == reply.note
+    cache = sum(p.stat().st_size for p in (tmp_path / "llm-cache").rglob("*.json"))
+    assert cache < 10_000  # stored cut, not whole
+    again = ask(max_tokens=8)  # from the cache: the same text and the same note
+    assert again.cached and again.text == reply.text and again.note == reply.note
+    serve(reply="ok")
+    assert "reply_note" not in answer_columns(ask("a normal question", max_tokens=8))

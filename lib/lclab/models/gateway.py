@@ -4,10 +4,9 @@
     reply = complete("local/qwen2.5-coder-0.5b", "What is 2+2?", stage="answer", max_tokens=8)
     reply.text, reply.prompt_tokens, reply.cached
 
-`complete` adds to a backend call: the disk cache (a warm rerun makes no call),
-bounded retries for transient failures, per-stage accounting, and structured
-output (JSON mode or a schema, a tolerant parser, one repair round, then an
-explicit ParseError — never a silent default).
+`complete` adds to a backend call: the disk cache (a warm rerun makes no call), bounded retries for transient
+failures, per-stage accounting, a reply kept to a size its budget allows (reply_limits.py), and structured output
+(JSON mode or a schema, a tolerant parser, one repair round, then an explicit ParseError, never a silent default).
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from .errors import ContextLengthError, LLMError, LogprobsUnavailableError, Pars
 from .jsonparse import JSONParseError, parse_json_object
 from .protocol import Backend, Settings
 from .replay import refuse_call
+from .reply_limits import bounded
 from .retry import RetryPolicy, call_with_retries
 from .specs import ModelSpec, parse_spec
 
@@ -51,6 +51,7 @@ class Completion:
     # side of an experiment reads the same on a warm rerun (None in old entries).
     call_latency_s: float | None = None
     prompt_sha256: str | None = None  # of the exact prompt sent (see prompt_sha256())
+    note: str | None = None  # what the gateway did to the reply ("reply truncated at N characters"), else None
 
 
 def prompt_sha256(prompt: "str | Messages") -> str:
@@ -60,7 +61,7 @@ def prompt_sha256(prompt: "str | Messages") -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-# What a cached reply holds (plus call_latency_s, absent in entries older than it).
+# What a cached reply holds (plus call_latency_s and note, absent in entries older than them).
 CACHED_FIELDS = ("text", "json", "logprobs", "prompt_tokens", "completion_tokens", "finish_reason")
 
 _backends: dict[str, Backend] = {}
@@ -232,11 +233,12 @@ def complete(
     started = time.perf_counter()
     hit = cache.get(request)
     if hit is not None and isinstance(hit["text"], str) and _check(hit["text"], settings, validate)[1] is None:
-        hit = {k: hit.get(k) for k in (*CACHED_FIELDS, "call_latency_s")}
+        hit = {k: hit.get(k) for k in (*CACHED_FIELDS, "call_latency_s", "note")}
         ACCOUNTING.add(stage, cache_hits=1, cached_prompt_tokens=hit["prompt_tokens"],
                        cached_completion_tokens=hit["completion_tokens"])
         return Completion(**hit, latency_s=0.0, cached=True, model=model, prompt_sha256=sent)
     refuse_call(stage, f"the reply of {model} to prompt {sent}")
+    notes = [None]  # what bounding the last reply did
 
     def one_call(msgs: Messages):
         def attempt():
@@ -250,6 +252,7 @@ def complete(
                 raise
             finally:
                 ACCOUNTING.add(stage, calls=1, model_seconds=time.perf_counter() - t0)
+            reply, notes[0] = bounded(reply, settings.max_tokens)
             tokens = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
             ACCOUNTING.add(stage, prompt_tokens_sq=(reply.prompt_tokens or 0) ** 2, **tokens)
             if reply.endpoint:
@@ -291,6 +294,7 @@ def complete(
         "completion_tokens": reply.completion_tokens,
         "finish_reason": reply.finish_reason,
         "call_latency_s": round(latency, 3),
+        **({"note": notes[0]} if notes[0] else {}),
     }
     cache.put(request, value)  # only validated successes reach this line
     return Completion(**value, latency_s=latency, cached=False, model=model, prompt_sha256=sent)

@@ -86,7 +86,7 @@ def answer_columns(reply) -> dict:
     return {"response": reply.text, "prompt_tokens": reply.prompt_tokens,
             "completion_tokens": reply.completion_tokens, "answer_cached": reply.cached,
             "answer_latency_s": round(latency, 3) if latency is not None else None,
-            "prompt_sha256": reply.prompt_sha256}
+            "prompt_sha256": reply.prompt_sha256, **({"reply_note": reply.note} if reply.note else {})}
 
 
 @dataclass
