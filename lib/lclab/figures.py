@@ -34,6 +34,7 @@ def house_style() -> None:
         "ytick.labelsize": 7, "lines.linewidth": 1.2, "lines.markersize": 4, "axes.spines.top": False,
         "axes.spines.right": False, "legend.frameon": False, "savefig.bbox": "tight", "savefig.pad_inches": 0.02,
         "pdf.fonttype": 42, "svg.fonttype": "none",  # text stays text: editable and searchable in the PDF and SVG
+        "svg.hashsalt": "lclab",  # the SVG's element ids from a fixed salt, not a random one: same figure, same bytes
     })
 
 
@@ -95,8 +96,12 @@ def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = N
     keywords = [str(v) for v in meta.values()]
     metadata = {
         ".png": {"Title": title or "", "Description": described, "Software": "lclab"},
-        ".pdf": {"Title": title or "", "Subject": described, "Keywords": ", ".join(keywords), "Creator": "lclab"},
-        ".svg": {"Title": title or "", "Description": described, "Keywords": keywords, "Creator": "lclab"},
+        # No creation date in the PDF or SVG: a rerun of the same run writes the same bytes (git and diff see no
+        # change where the picture has none).
+        ".pdf": {"Title": title or "", "Subject": described, "Keywords": ", ".join(keywords), "Creator": "lclab",
+                 "CreationDate": None},
+        ".svg": {"Title": title or "", "Description": described, "Keywords": keywords, "Creator": "lclab",
+                 "Date": None},
     }
     for suffix in FORMATS:
         fig.savefig(path.with_suffix(suffix), dpi=300, metadata=metadata[suffix])
