@@ -24,12 +24,11 @@ from .sets import DocumentSet, retrieve
 
 
 def retrieval_columns(doc_set: DocumentSet, got: dict) -> dict:
-    """What a retrieving trial's first step writes down: the chunk ids in rank order (its answer step reads them),
-    whether the answer passage was among them (None for an unanswerable set), and the index and search times."""
+    """What a retrieving trial's first step writes down: the chunk ids in rank order (its answer step reads them)
+    and whether the answer passage was among them (None for an unanswerable set)."""
     ids = [h.chunk_id for h in got["hits"]]
     found = any(i.startswith(doc_set.answer_id + "::") for i in ids) if doc_set.answerable else None
-    return {"retrieved": ids, "answer_doc_retrieved": found,
-            "index_s": round(got["index_s"], 3), "search_s": round(got["search_s"], 4)}
+    return {"retrieved": ids, "answer_doc_retrieved": found}
 
 
 @dataclass
