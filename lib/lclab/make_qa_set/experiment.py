@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, register
-from ..qa.generate import sample_passages
+from ..planning.stages import named
+from ..qa.generate import drawn_from, sample_passages
 from ..qa.planned import planned_generation
 from ..text.corpus import load_corpus, passages
 from .parameters import Parameters
@@ -17,7 +18,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     pool = passages(load_corpus(p["corpus"]), p["passage_chars"])
     chosen = sample_passages(pool, p["n_passages"], p["min_passage_chars"], p["seed"])
     rows, _ = planned_generation(notebook, EXPERIMENT, p["model"], chosen, p.get("low_overlap", False))
-    return rows
+    return [named(rows[0], f"qa_generation, {drawn_from(chosen)}"), *rows[1:]]
 
 
 EXPERIMENT_SPEC = register(Experiment(

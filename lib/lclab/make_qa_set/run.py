@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..qa.checks import apply_checks
-from ..qa.generate import generated_pairs, sample_passages
+from ..qa.generate import drawn_from, generated_pairs, sample_passages
 from ..qa.review import REVIEW_COLUMNS
 from ..runs.folders import write_atomic
 from ..runs.runner import Result, Run, skipped_note
@@ -32,7 +32,7 @@ def make_qa_set(model: str, corpus: str, passage_chars: int, n_passages: int, mi
                                 **{f"removed_by_{name}": n for name, n in removed.items()},
                                 "for_review": len(review),
                                 "mean_question_overlap": generated["question_overlap"].astype(float).mean()}])
-        notes = [loaded.report(), f"{len(pool)} passages; {len(chosen)} sampled for QA generation",
+        notes = [loaded.report(), f"{len(pool)} passages; {drawn_from(chosen)} sampled for QA generation",
                  run.resume_note("qa_pairs.jsonl"),
                  f"automatic checks removed {len(rejected)} of {len(generated)} pairs ("
                  + ", ".join(f"{name}: {n}" for name, n in removed.items()) + f"; each with its reason in "

@@ -11,7 +11,7 @@ import random
 
 import pandas as pd
 
-from ..models import complete
+from ..models import ParseError, complete
 from ..prompts import render
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
@@ -22,6 +22,7 @@ from ..text.normalize import contains_answer
 
 
 GENERATION_TOKENS = 128  # a question and its answer as JSON
+RETRY_TOKENS = 384  # once more, when a pair did not fit (a long answer cut mid-JSON), before the item fails
 VALIDATION_TOKENS = 16  # {"supported": true}
 
 
@@ -49,8 +50,11 @@ def validation_prompt(passage: Document, question: str, answer: str) -> str:
 def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> dict:
     """One QA pair for a passage plus the two automatic checks, and how many of the question's content words the
     passage holds (`question_overlap`; a low-overlap question, NoLiMa's kind, keeps it low)."""
-    qa = complete(model, generation_prompt(passage, low_overlap), stage="qa_generation",
-                  response_format="json", max_tokens=GENERATION_TOKENS, validate=qa_shape).json
+    ask = dict(stage="qa_generation", response_format="json", validate=qa_shape)
+    try:
+        qa = complete(model, generation_prompt(passage, low_overlap), max_tokens=GENERATION_TOKENS, **ask).json
+    except ParseError:  # most often a pair cut at the budget: asked once more with room for a long answer
+        qa = complete(model, generation_prompt(passage, low_overlap), max_tokens=RETRY_TOKENS, **ask).json
     question, answer = qa["question"].strip(), qa["answer"].strip()
     check = complete(model, validation_prompt(passage, question, answer),
                      stage="qa_validation", response_format="json", max_tokens=VALIDATION_TOKENS,
@@ -61,7 +65,10 @@ def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> d
 
 
 def sample_passages(pool: list[Document], n: int, min_chars: int, seed: int) -> list[Document]:
-    """Up to n passages of at least min_chars, from n different files, chosen with a seeded RNG."""
+    """Up to n passages of at least min_chars, chosen with a seeded RNG: one per file from n different files
+    where the corpus has that many; else spread over every file (as even a share each as their passages allow)
+    and over each file's length (evenly spaced, never two the same: a corpus of a few long manuals gives n
+    passages, not one per manual). Passages never overlap: they are the corpus's own consecutive cuts."""
     rng = random.Random(seed)
     by_source: dict[str, list[Document]] = {}
     for p in pool:
@@ -69,7 +76,27 @@ def sample_passages(pool: list[Document], n: int, min_chars: int, seed: int) -> 
             by_source.setdefault(p.source, []).append(p)
     sources = sorted(by_source)
     rng.shuffle(sources)
-    return [rng.choice(by_source[s]) for s in sources[:n]]
+    if len(sources) >= n:
+        return [rng.choice(by_source[s]) for s in sources[:n]]
+    quota = {s: 0 for s in sources}
+    while sum(quota.values()) < n and any(quota[s] < len(by_source[s]) for s in sources):
+        for s in sources:  # one more from each file that has one left, in the shuffled order
+            if sum(quota.values()) < n and quota[s] < len(by_source[s]):
+                quota[s] += 1
+    chosen = []
+    for s in sources:
+        ranked, k = by_source[s], quota[s]
+        step = len(ranked) / k if k else 0
+        offset = rng.random() * step  # where in the first stretch the evenly spaced picks start
+        chosen += [ranked[min(len(ranked) - 1, int(offset + i * step))] for i in range(k)]
+    return chosen
+
+
+def drawn_from(chosen: list[Document]) -> str:
+    """Where the sampled passages came from, for the plan and the run: "6 passages from 3 files (2, 2, 2)"."""
+    counts = pd.Series([p.source for p in chosen]).value_counts() if chosen else pd.Series(dtype=int)
+    spread = ", ".join(str(n) for n in counts) if len(counts) <= 12 else f"{counts.max()} at most"
+    return f"{len(chosen)} passages from {len(counts)} files" + (f" ({spread} per file)" if len(counts) else "")
 
 
 def generation_samples(chosen: list[Document], low_overlap: bool = False) -> list[Sample]:

