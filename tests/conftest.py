@@ -28,6 +28,7 @@ SMALL_MODEL = "local/qwen2.5-coder-0.5b"
 def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path / "llm-cache"))
     monkeypatch.setenv("LCLAB_CARD_DIR", str(tmp_path / "judge-cards"))  # never the user's cards in the home folder
+    monkeypatch.setenv("LCLAB_STRICT_FIGURES", "1")  # a legend left over plotted points fails the test that drew it
     monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path))  # for notebook kernels (separate processes)
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
     monkeypatch.setattr(paths, "FIGURES", tmp_path / "figures")

@@ -35,3 +35,26 @@ def test_run_figures_are_ignored_and_the_docs_figures_are_tracked():
                              text=True).stdout.split()
     assert [f for f in tracked if f.startswith("figures/")] == ["figures/README.md"]
     assert any(f.startswith("docs/figures/") and f.endswith(".png") for f in tracked)
+
+
+def test_a_legend_over_the_data_is_moved_off_it_and_the_tests_fail_on_one_left(tmp_path, monkeypatch):
+    import numpy as np
+    from lclab.figures import covered_points
+
+    x = np.linspace(0, 1, 30)
+    fig, ax = plt.subplots()
+    ax.plot(x, np.full(30, 0.1), "o-", label="recall@k, single-chunk questions")
+    ax.plot(x, np.full(30, 0.05), "s-", label="multi-chunk")
+    ax.legend(loc="lower right")
+    ax.set_ylim(0, 1)
+    assert covered_points(fig)  # placed over its own points
+    save_figure(fig, tmp_path / "legend.png")
+    assert covered_points(fig) == []
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    ax.plot(x, x, "o")
+    fig.legend(["all over the data"], loc="center")  # a figure legend is not moved: the tests refuse it
+    monkeypatch.setenv("LCLAB_STRICT_FIGURES", "1")
+    with pytest.raises(AssertionError, match="covers"):
+        save_figure(fig, tmp_path / "centre.png")
+    plt.close(fig)

@@ -275,3 +275,18 @@ def test_a_context_longer_than_the_window_is_reported_not_truncated():
     assert pd.isna(h.loc["context_answer", "estimate"])
     assert pd.isna(run.items.context_answer.iloc[0])
     assert h.loc[["gt_answer", "answer_gt"], "error"].isna().all()  # the other pairs are still judged
+
+
+def test_the_headline_of_a_probability_run_is_the_auc_of_p_supported_not_of_its_tags():
+    import pandas as pd
+    from lclab.nli.evaluate import headline_row
+    from lclab.nli.tables import SCORERS
+
+    auc = pd.DataFrame([{"model": "m", "prompt": "probability", "concurrency": 1, "scorer": SCORERS["estimate"],
+                         "direction": "context → answer", "auc": 0.80},
+                        {"model": "m", "prompt": "probability", "concurrency": 1, "scorer": SCORERS["estimate_p"],
+                         "direction": "context → answer", "auc": 0.90}])
+    assert headline_row(auc)["auc"] == 0.90
+    separated = auc.assign(prompt="separated")
+    assert headline_row(separated)["auc"] == 0.80  # the tags are what the separated variant is read by
+    assert headline_row(auc.iloc[:0]) == {}

@@ -86,6 +86,7 @@ def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = N
         fig.set_size_inches(width, 1.0)
         fig.text(0.5, 0.5, NOTHING_TO_PLOT, ha="center", va="center", wrap=True)
     fig.tight_layout()
+    _legends_off_the_data(fig)
     if caption:
         fig.text(0.0, 0.0, caption, ha="left", va="top", fontsize=5.5, color="0.3", wrap=True)
         meta = {**(meta or {}), "caption": caption}
@@ -106,6 +107,49 @@ def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = N
     for suffix in FORMATS:
         fig.savefig(path.with_suffix(suffix), dpi=300, metadata=metadata[suffix])
     return fig
+
+
+def covered_points(fig) -> list[str]:
+    """Each legend (of an axes or of the figure) that covers a plotted point of any axes, as "<legend> covers
+    <n> points of <axes title>": a legend must never hide what it names."""
+    import numpy as np
+
+    fig.canvas.draw()  # the legend's place is known once drawn
+    renderer = fig.canvas.get_renderer()
+    legends = [(ax.get_legend(), ax) for ax in fig.axes if ax.get_legend() is not None] + [(lg, None) for lg in
+                                                                                         fig.legends]
+    out = []
+    for legend, owner in legends:
+        box = legend.get_window_extent(renderer)
+        for ax in fig.axes:
+            xy = [ax.transData.transform(np.asarray(line.get_xydata(), dtype=float)) for line in ax.lines
+                  if line.get_visible() and len(line.get_xydata())]
+            points = np.concatenate(xy) if xy else np.empty((0, 2))
+            points = points[np.isfinite(points).all(axis=1)]
+            inside = ((points[:, 0] >= box.x0) & (points[:, 0] <= box.x1) & (points[:, 1] >= box.y0)
+                      & (points[:, 1] <= box.y1)).sum()
+            if inside:
+                out.append(f"the legend of {owner.get_title() if owner else 'the figure'!r} covers {inside} points "
+                           f"of {ax.get_title()!r}")
+    return out
+
+
+def _legends_off_the_data(fig) -> None:
+    """Move an axes legend that covers plotted points below its axes (where it covers none); a legend that still
+    covers points is an error under LCLAB_STRICT_FIGURES=1 (the tests), a warning otherwise."""
+    import os
+
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None and covered_points(fig):
+            handles, labels = ax.get_legend_handles_labels()
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(3, len(labels)),
+                      fontsize=legend.get_texts()[0].get_fontsize() if legend.get_texts() else None)
+            fig.tight_layout()
+    if problems := covered_points(fig):
+        if os.environ.get("LCLAB_STRICT_FIGURES") == "1":
+            raise AssertionError("; ".join(problems))
+        warnings.warn("; ".join(problems))
 
 
 def p_text(p: float) -> str:

@@ -32,6 +32,7 @@ from .pipeline import VARIANTS
 from .run import run_nli
 from .tables import (
     CONFIG_COLUMNS,
+    SCORERS,
     auc_table,
     by_kind,
     nli_cards,
@@ -165,12 +166,23 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
         n_labelled = labels.hypotheses.item_id.isin({it.item_id for it in items}).sum()
         notes = [f"{len(items)} items, {n_labelled} labelled hypotheses, {len(configs)} configurations",
                  run.resume_note("hypotheses.jsonl")] + card_notes(reliability)
-        first = auc.iloc[0] if len(auc) else {}
+        first = headline_row(auc)
         return run.result(auc, items=hyp, notes=notes,
-                          headline=headline(f"ROC AUC {first.get('direction', '?')}, {first.get('prompt', '?')}",
-                                            first.get("auc"), first.get("auc_lo"), first.get("auc_hi")),
+                          headline=headline(f"ROC AUC {first.get('direction', '?')}, {first.get('prompt', '?')}, "
+                                            f"{first.get('scorer', '?')}", first.get("auc"), first.get("auc_lo"),
+                                            first.get("auc_hi")),
                           tables={"timing": pd.DataFrame(timing_rows), "refusal": refusal_table(item_df, labels.refusals),
                                   "hypotheses": hyp, "items": item_df,
                                   "seed_timing": seed_timing_table(pd.DataFrame(timing_rows)),
                                   "seed_auc": seed_auc_table(auc), "by_kind": by_kind(item_df, kinds or {}),
                                   "reliability": reliability, "combined": combined_table(hyp, CONFIG_COLUMNS)})
+
+
+def headline_row(auc: pd.DataFrame) -> dict:
+    """The row a run is listed under: its first configuration's first direction, scored the way that variant is
+    read (the probability variant exists for p(supported), not for its thresholded tags)."""
+    if not len(auc):
+        return {}
+    first = auc[(auc[CONFIG_COLUMNS] == auc.iloc[0][CONFIG_COLUMNS]).all(axis=1)]
+    by_p = first[first["scorer"] == SCORERS["estimate_p"]] if first.iloc[0]["prompt"] == "probability" else first[:0]
+    return (by_p if len(by_p) else first).iloc[0].to_dict()

@@ -25,5 +25,7 @@ def retrieval_curves_figure(curves: pd.DataFrame, title: str, path: Path, meta: 
         ax.set(xlabel="k (chunks retrieved)", ylabel=f"mean {metric}@k", ylim=(-0.02, 1.02),
                title=f"{metric}@k (bands: bootstrap 95 % CI)")
         ax.set_xticks(sorted(curves["k"].unique()))
-    axes[0].legend(loc="lower right", fontsize=8)
+    # One legend for both panels, below them: inside, it covered the single-chunk band it names.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=len(labels), fontsize=7)
     return save_figure(fig, path, title, meta)

@@ -36,7 +36,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
 def design(p: dict) -> Design:
     """The primary comparison: the longest length minus the shortest, paired by haystack."""
     lengths = sorted(p["context_tokens"])
-    return Design(units=p["n_samples"] * len(p["tasks"]), unit="haystacks",
+    per_task = f"{p['n_samples']} per task x {len(p['tasks'])} tasks, pooled over tasks"
+    return Design(units=p["n_samples"] * len(p["tasks"]), unit=f"haystacks ({per_task})",
                   items_per_unit=len(lengths) * len(p["depths"]),
                   comparison=f"{lengths[-1]:,} − {lengths[0]:,} tokens", contrast=("context_tokens", lengths[-1],
                                                                                     lengths[0]))

@@ -21,8 +21,11 @@ def synthetic_figure(summary: pd.DataFrame, by_length: pd.DataFrame, title: str,
     if len(lengths) > 1:
         left.set_xscale("log", base=2)
     left.set_xticks(lengths, labels=[f"{x:,}" for x in lengths])
-    left.set(xlabel="context length (tokens of the model)", ylabel="mean score (95 % CI over haystacks)",
-             ylim=(-0.05, 1.05), title="score by length, per task")
+    per_point = int(by_length["haystacks"].max()) if "haystacks" in by_length and len(by_length) else 0
+    shown = ("mean score (95 % CI over haystacks)" if per_point > 1 else
+             f"mean score (n = {per_point} haystack per point: no interval)")
+    left.set(xlabel="context length (tokens of the model)", ylabel=shown, ylim=(-0.05, 1.05),
+             title="score by length, per task")
     left.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     placed = summary.dropna(subset=["depth"]) if len(summary) else summary
     if len(placed):
