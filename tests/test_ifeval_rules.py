@@ -270,3 +270,40 @@ def test_a_phrase_meets_its_forms_read_with_their_neighbours(answer, phrase):
 ])
 def test_neighbours_do_not_merge_words_that_differ(answer, phrase):
     assert not occurs(phrase, normalize(answer)), (normalize(answer), normalize(phrase))
+
+
+# Homographs (#49 §1): a noun or a conjunction keeps its usual reading unless the sentence says it is a verb, and
+# an adjective used as a noun is read as the adjective. Each case both ways: the answer holds a phrase in another
+# form (include finds it, exclude loses it), and a rule phrase in the other reading is not found (exclude keeps
+# its full score).
+HOMOGRAPHS = [
+    # (answer, a phrase it holds, a phrase of the wrong reading)
+    ("Zgodę wyraża matka lub ojciec.", "matka lub ojciec", "lubić"),
+    ("Termin wynosi 14 dni roboczych.", "dzień roboczy", "dzienić"),
+    ("Urlop przypada dniem wolnym od pracy.", "dzień wolny od pracy", "dzienić"),
+    ("Mamy 30 dni na odpowiedź.", "mieć 30 dni", "mama"),
+    ("Proszę dołączyć kopię umowy.", "kopia umowy", "kopić"),
+    ("Kopia umowy leży w aktach.", "kopię umowy", "kopić"),
+    ("Na dachu są ogniwa fotowoltaiczne.", "ogniwo fotowoltaiczne", "ogniwać"),
+    ("Zamontowano ogniwo fotowoltaiczne.", "ogniwa fotowoltaiczne", "ogniwać"),
+    ("Ustawa stanowi, że wniosek składa się na piśmie.", "stanowić", "stan"),
+    ("Mowa o czystych powietrzu.", "czyste powietrze", "czysta"),
+    ("Amortyzacja środków trwałym.", "środki trwałe", "trwała"),
+    # what passed before stays passing
+    ("Rodzice mają prawo do urlopu.", "mieć prawo", "maić"),
+    ("Mamy prawo odwołać się od decyzji.", "mieć prawo", "mama"),
+    ("Złóż wniosek w urzędzie.", "złożyć wniosek", "złoże"),
+    ("Umowa stanowi podstawę wpisu.", "stanowić podstawę", "stan"),
+    ("Przy kasie chorych stała kolejka.", "kasa chorych", "kasać"),
+]
+
+
+@pytest.mark.parametrize("answer, held, wrong", HOMOGRAPHS)
+def test_homographs_keep_their_usual_reading_unless_the_sentence_says_otherwise(answer, held, wrong):
+    text = Answer(answer, ())
+    assert include(text, [held]) == 1.0 and exclude(text, [held]) == 0.0, (normalize(answer), normalize(held))
+    assert wrong not in words(answer), (normalize(answer), wrong)
+    if normalize(wrong) == wrong:  # a rule phrase of the wrong reading (read alone, it keeps that reading)
+        assert include(text, [wrong]) == 0.0 and exclude(text, [wrong]) == 1.0, (normalize(answer), wrong)
+    # The other way round: the phrase as the answer, the answer's words as the rule.
+    assert occurs(held, Answer(held, ()).normalized) and wrong not in words(held)

@@ -215,7 +215,7 @@ def _lemma(word: str, prefer: str | None = None) -> str:
         return word  # single letters are symbols here ("kategoria B", "załącznik A")
     if word in _USUAL:
         return _USUAL[word]
-    readings = (prefer and _preferred(word, prefer)) or _current_readings(word)
+    readings = (prefer and _preferred(word, prefer)) or _without_adjectival_nouns(_current_readings(word))
     if not readings:
         return usual_lemma(word)
     pronouns = [(_name(lem), tag) for lem, tag, _ in readings if _is_pronoun(tag)]
@@ -238,6 +238,18 @@ def _lemma(word: str, prefer: str | None = None) -> str:
             slots[group] = slots.get(group, 0) + _slots(tag)
     usual = usual_lemma(word)
     return max(slots, key=lambda g: (slots[g], g == usual, g == word, -list(slots).index(g)))
+
+
+def _without_adjectival_nouns(readings: list) -> list:
+    """The readings without those of a noun that is an adjective used as a noun ("czysta", "trwała": every form
+    of it is a form of the adjective czysty, trwały) where the form is that adjective too: the adjective is the
+    usual reading ("czystych powietrzu", "środków trwałym" hold czysty and trwały, whether their neighbours agree
+    or not). A noun that declines otherwise ("prawo", whose "praw" no adjective has) keeps its reading."""
+    adjectives = [lem for lem, tag, _ in readings if tag.startswith("adj:")]
+    if not adjectives:
+        return readings
+    forms = frozenset().union(*(_paradigm(a, _RANK["adj"]) for a in adjectives))
+    return [r for r in readings if not (r[1].startswith("subst:") and _paradigm(r[0], _RANK["subst"]) <= forms)]
 
 
 _groups: dict[tuple[str, int], str] = {}  # (lemma id, rank) -> the name of its group

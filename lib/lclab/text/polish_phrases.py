@@ -11,10 +11,12 @@ neighbours choose among Morfeusz's readings (never a list of words):
   noun next to it (or one word further, across another adjective) is read as the adjective: "osoba
   niepełnosprawna" and "osób niepełnosprawnych" both hold niepełnosprawny, "stały pobyt" is not a form of
   stać, "osoba uprawniona" is uprawniony like "osób uprawnionych";
-- **a verb before what it governs**: a word that can be a verb is read as the verb before an infinitive
-  ("może złożyć": móc), and before a noun phrase unless it can be that phrase's nominative head with a
-  genitive after it ("mają prawo", "mamy prawo", "złóż wniosek", "stanowi podstawę" are verbs; "kasa chorych"
-  stays the cash office);
+- **a verb needs evidence**: a word that can be a verb or something else is read as the verb only where the
+  sentence says so: before an infinitive ("może złożyć": móc); or, unless it is a conjunction or particle ("lub"
+  stays "or") or a noun that what follows completes (a genitive: "kopię umowy", "kasa chorych"; an agreeing
+  adjective: "ogniwa fotowoltaiczne", "dzień roboczy"), before an object ("mają prawo", "złóż wniosek",
+  "stanowi podstawę"), before a number ("mamy 30 dni") or after a subject it agrees with ("ustawa stanowi,
+  że ...");
 - **abbreviations** of legal and administrative texts are read as the words they stand for, so either spelling
   matches the other: art. (artykuł), ust. (ustęp), pkt (punkt), poz. (pozycja), zł (złoty), Dz.U. (dziennik
   ustaw);
@@ -27,7 +29,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .polish import lemma, readings
+from .polish import lemma, readings, tag_rank
 
 ABBREVIATIONS = {"art": "artykuł", "ust": "ustęp", "pkt": "punkt", "poz": "pozycja", "zł": "złoty"}
 _TWO_WORD_ABBREVIATIONS = {("dz", "u"): ["dziennik", "ustawa"]}
@@ -77,31 +79,54 @@ def _adjective_agreeing(tokens: list[str], i: int) -> bool:
     return False
 
 
-def _verb_governing(tokens: list[str], i: int) -> bool:
-    """Whether word i can be a verb and is followed by what a verb governs: an infinitive, or a noun phrase
-    that word i cannot head as a nominative noun with a genitive after it."""
-    tags = _tags(tokens[i])
-    if i + 1 >= len(tokens) or not any(t.split(":")[0] in _VERB for t in tags):
+def _cases(tag: str) -> set[str]:
+    parts = tag.split(":")
+    return set(parts[2].split(".")) if len(parts) > 2 else set()
+
+
+def _noun_evidence(tags: tuple[str, ...], following: tuple[str, ...]) -> bool:
+    """Word i read as a noun by what follows it: a genitive (its complement: "kopię umowy", "kasa chorych",
+    "dni roboczych") or an adjective agreeing with it ("ogniwa fotowoltaiczne", "dzień roboczy")."""
+    nouns = [t for t in tags if t.startswith(("subst:", "depr:"))]
+    if not nouns:
         return False
-    following = _tags(tokens[i + 1])
+    genitive = any(t.split(":")[0] in _NOMINAL and "gen" in _cases(t) for t in following)
+    agreeing = any(_agree(n, a) for n in nouns for a in following if a.split(":")[0] in _ADJECTIVE)
+    return genitive or agreeing
+
+
+def _verb_evidence(tokens: list[str], i: int) -> bool:
+    """Whether word i, which can be a verb, is read as one: the neighbours must say so, a following word alone
+    does not. A verb reading needs an infinitive after it (a modal: "może złożyć"); or, where the word is no
+    conjunction or particle ("lub", "może" stay what they usually are) and no noun that what follows completes
+    (a genitive, an agreeing adjective: `_noun_evidence`), an object after it ("mają prawo", "złóż wniosek",
+    "stanowi podstawę"), a number after it ("mamy 30 dni"), or a subject before it, a nominative noun agreeing in
+    number with a finite verb of the third person ("ustawa stanowi, że ...")."""
+    tags = _tags(tokens[i])
+    verbs = [t for t in tags if t.split(":")[0] in _VERB]
+    if not verbs:
+        return False
+    following = _tags(tokens[i + 1]) if i + 1 < len(tokens) else ()
     if any(t.startswith("inf") for t in following):
         return True
-    if not any(t.split(":")[0] in _NOMINAL for t in following):
+    if any(tag_rank(t) == 1 for t in tags) or _noun_evidence(tags, following):
         return False
     # A genitive noun right after a noun is that noun's complement ("Dzienniku Ustaw"), not a verb.
-    if i > 0 and any(t.startswith("subst:") for t in _tags(tokens[i - 1])) and any(
-            t.startswith("subst:") and "gen" in t.split(":")[2].split(".") for t in tags):
+    before = _tags(tokens[i - 1]) if i > 0 else ()
+    if any(t.startswith("subst:") for t in before) and any(t.startswith("subst:") and "gen" in _cases(t)
+                                                           for t in tags):
         return False
-    nominative_head = any(t.startswith(("subst:", "depr:")) and "nom" in t.split(":")[2].split(".") for t in tags)
-    genitive_next = any(len(t.split(":")) > 2 and "gen" in t.split(":")[2].split(".") for t in following
-                        if t.split(":")[0] in _NOMINAL)
-    return not (nominative_head and genitive_next)
+    if any(t.split(":")[0] in _NOMINAL or t.startswith(("dig", "num")) for t in following) or tokens[i + 1:i + 2] \
+            and tokens[i + 1].isdigit():
+        return True
+    numbers = {t.split(":")[1] for t in verbs if t.startswith("fin:") and t.split(":")[2] == "ter"}
+    return any(t.startswith("subst:") and "nom" in _cases(t) and t.split(":")[1] in numbers for t in before)
 
 
 def _preference(tokens: list[str], i: int) -> str | None:
     if _adjective_agreeing(tokens, i):
         return "adj"
-    if _verb_governing(tokens, i):
+    if _verb_evidence(tokens, i):
         return "verb"
     return None
 
