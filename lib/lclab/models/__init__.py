@@ -34,20 +34,17 @@ from .errors import (
     ParseError,
     RetryableError,
 )
-from .gateway import (
-    Completion,
+from .backends import (
     backend_for,
     budget_counters,
-    cached,
     check_budget,
-    complete,
     context_window,
     count_prompt_tokens,
     count_tokens,
-    prompt_sha256,
     reset_backend_registry,
     tokenizer_name,
 )
+from .gateway import Completion, cached, complete, prompt_sha256
 from .windows import within_window
 
 __all__ = [

@@ -65,7 +65,7 @@ class StageStats:
 
 COUNTERS = [f.name for f in fields(StageStats) if f.name not in ("first_start", "last_end")]
 COLUMNS = ["stage", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
-           "cached_completion_tokens", "wall_s", "model_s", "retries", "repairs", "parse_failures", "errors"]
+           "cached_completion_tokens", "wall_s", "model_s", "retries", "repairs", "parse_failures", "errors", "model"]
 
 # The scopes open in this context (a run, a configuration), innermost last.
 _open_scopes: contextvars.ContextVar[tuple["Accounting", ...]] = contextvars.ContextVar("lclab_scopes", default=())
@@ -78,11 +78,13 @@ class Accounting:
         self._lock = threading.Lock()
         self._stages: dict[str, StageStats] = {}
         self._endpoints: dict[str, StageStats] = {}  # per replica of a served model
+        self._models: dict[str, set[str]] = {}  # stage -> the models it asked (a plan's speeds are per model)
 
     def reset(self) -> None:
         with self._lock:
             self._stages.clear()
             self._endpoints.clear()
+            self._models.clear()
 
     def _targets(self) -> tuple["Accounting", ...]:
         return (self, *_open_scopes.get()) if self is ACCOUNTING else (self,)
@@ -99,6 +101,16 @@ class Accounting:
     def add(self, stage: str, **counts: float) -> None:
         """Add to named counters, e.g. `add("judge", calls=1, prompt_tokens=120)`."""
         self._bump("_stages", stage, counts)
+
+    def note_model(self, stage: str, model: str) -> None:
+        """Record that `stage` asked `model` (its row's `model` column; a run's speed is recorded per model)."""
+        for ledger in self._targets():
+            with ledger._lock:
+                ledger._models.setdefault(stage, set()).add(model)
+
+    def models_of(self, stage: str) -> set[str]:
+        with self._lock:
+            return set(self._models.get(stage, ()))
 
     def add_endpoint(self, endpoint: str, **counts: float) -> None:
         """Count a request to one replica of a served model (calls, errors, tokens, model_seconds)."""
@@ -149,12 +161,14 @@ class Accounting:
         """One row per stage plus a total row."""
         with self._lock:
             rows = [{"stage": name, **{c: getattr(s, c) for c in COUNTERS if c != "model_seconds"},
-                     "wall_s": round(s.wall_seconds, 2), "model_s": round(s.model_seconds, 2)}
+                     "wall_s": round(s.wall_seconds, 2), "model_s": round(s.model_seconds, 2),
+                     "model": ", ".join(sorted(self._models.get(name, ())))}
                     for name, s in self._stages.items()]
         df = pd.DataFrame(rows, columns=COLUMNS)
-        total = {c: df[c].sum() for c in COLUMNS[1:]}  # zeros when nothing was counted: a run with no calls says so
+        # zeros when nothing was counted: a run with no calls says so
+        total = {c: df[c].sum() for c in COLUMNS[1:-1]} | {"model": ""}
         df = pd.concat([df, pd.DataFrame([{"stage": "total", **total}])], ignore_index=True)
-        counts = [c for c in COLUMNS[1:] if c not in ("wall_s", "model_s")]
+        counts = [c for c in COLUMNS[1:-1] if c not in ("wall_s", "model_s")]
         return df.astype({c: int for c in counts}).round({"wall_s": 2, "model_s": 2})
 
     def save(self, directory: str | Path, name: str = "accounting.csv") -> pd.DataFrame:

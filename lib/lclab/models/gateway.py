@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -22,13 +21,13 @@ from ..paths import llm_cache_dir
 from ..prompts import render
 from .accounting import ACCOUNTING
 from .cache import DiskCache
-from .errors import ContextLengthError, LLMError, LogprobsUnavailableError, ParseError
+from .errors import LLMError, LogprobsUnavailableError, ParseError
 from .jsonparse import JSONParseError, parse_json_object
+from .backends import as_messages, backend_for
 from .protocol import Backend, Settings
-from .replay import refuse_call
+from .replay import record_failure, refuse_call, replay_failure, replaying
 from .reply_limits import bounded
 from .retry import RetryPolicy, call_with_retries
-from .specs import ModelSpec, parse_spec
 
 Messages = list[dict[str, str]]
 # A validator gets the parsed JSON (or the text, when no JSON was asked for) and
@@ -64,82 +63,6 @@ def prompt_sha256(prompt: "str | Messages") -> str:
 # What a cached reply holds (plus call_latency_s and note, absent in entries older than them).
 CACHED_FIELDS = ("text", "json", "logprobs", "prompt_tokens", "completion_tokens", "finish_reason")
 
-_backends: dict[str, Backend] = {}
-_backends_lock = threading.Lock()
-
-
-def _make_backend(spec: ModelSpec) -> Backend:
-    if spec.backend == "hf":
-        from .hf import HFBackend
-
-        return HFBackend(spec)
-    if spec.backend == "local":
-        from .llama import LocalBackend
-
-        return LocalBackend(spec)
-    from .remote import OpenAIBackend
-
-    return OpenAIBackend(spec)
-
-
-def backend_for(model: str) -> Backend:
-    """The backend object for a model spec, created once per process."""
-    with _backends_lock:
-        if model not in _backends:
-            _backends[model] = _make_backend(parse_spec(model))
-        return _backends[model]
-
-
-def reset_backend_registry() -> None:
-    """Forget every backend made so far: the next call reads the environment again
-    (OPENAI_BASE_URL, keys). Loaded llama.cpp weights stay loaded."""
-    with _backends_lock:
-        _backends.clear()
-
-
-def count_tokens(model: str, text: str) -> int:
-    """Tokens of `text` under the model's own tokenizer (tiktoken for remote models)."""
-    return backend_for(model).count_tokens(text)
-
-
-def count_prompt_tokens(model: str, prompt: str | Messages, system: str | None = None) -> int:
-    """Tokens of the whole prompt as the model reads it (chat template included for local models)."""
-    return backend_for(model).count_prompt_tokens(_as_messages(prompt, system))
-
-
-def budget_counters(model: str):
-    """(whole prompt, bare text) token counters for filling a context budget.
-
-    The budget covers the prompt as the model reads it, chat template included;
-    documents are priced as bare text so the template is not charged per document.
-    """
-    return (lambda text: count_prompt_tokens(model, text)), (lambda text: count_tokens(model, text))
-
-
-def context_window(model: str) -> int | None:
-    """The model's context window in tokens (a served model's as its server reports it; None if unknown)."""
-    return backend_for(model).context_window()
-
-
-def check_budget(model: str, budget: int, reply_tokens: int) -> None:
-    """Refuse, with the numbers, a prompt budget the model's window cannot hold together with its reply."""
-    window = context_window(model)
-    if window is not None and budget + reply_tokens > window:
-        raise ContextLengthError(
-            f"a {budget}-token prompt plus {reply_tokens} reply tokens is {budget + reply_tokens} tokens, more than "
-            f"the {window}-token context window of {model} ({tokenizer_name(model)}): lower the budget, or give the "
-            "model a larger window")
-
-
-def tokenizer_name(model: str) -> str:
-    return backend_for(model).tokenizer_name
-
-
-def _as_messages(prompt: str | Messages, system: str | None) -> Messages:
-    messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
-    return ([{"role": "system", "content": system}] if system else []) + messages
-
-
 def _cache_key(backend: Backend, messages: Messages, settings: Settings, sample: int, cache_tag: str | None,
                text_completion: bool) -> dict:
     """What a reply is cached under: the meaning of the request, never its timeouts or retries."""
@@ -163,7 +86,7 @@ def cached(model: str, prompt: str | Messages, *, system: str | None = None, tem
            text_completion: bool = False) -> dict | None:
     """The cached reply `complete` would return for this request, or None, without calling anything (plans)."""
     settings = Settings(temperature, max_tokens, response_format, logprobs, top_logprobs, seed)
-    key = _cache_key(backend_for(model), _as_messages(prompt, system), settings, sample, cache_tag, text_completion)
+    key = _cache_key(backend_for(model), as_messages(prompt, system), settings, sample, cache_tag, text_completion)
     return DiskCache(llm_cache_dir(), required=CACHED_FIELDS).get(key)
 
 
@@ -180,6 +103,20 @@ def _check(text: str, settings: Settings, validate: Validator | None) -> tuple[d
         if problem:
             return parsed, problem
     return parsed, None
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """One request as the gateway makes it: what is sent, to whom, and how patiently."""
+    model: str
+    stage: str
+    backend: Backend
+    prompt: str | Messages  # as given (a text completion sends it raw)
+    messages: Messages
+    settings: Settings
+    text_completion: bool
+    timeout: float
+    retry: RetryPolicy
 
 
 def complete(
@@ -225,76 +162,92 @@ def complete(
     if text_completion and (not isinstance(prompt, str) or system or response_format or logprobs):
         raise ValueError("text_completion takes a plain string prompt, without system message, "
                          "response_format or logprobs")
-    messages = _as_messages(prompt, system)
+    messages = as_messages(prompt, system)
     settings = Settings(temperature, max_tokens, response_format, logprobs, top_logprobs, seed)
     request = _cache_key(backend, messages, settings, sample, cache_tag, text_completion)
     sent = prompt_sha256(prompt if text_completion else messages)
     cache = DiskCache(llm_cache_dir(), required=CACHED_FIELDS)
     started = time.perf_counter()
-    hit = cache.get(request)
-    if hit is not None and isinstance(hit["text"], str) and _check(hit["text"], settings, validate)[1] is None:
-        hit = {k: hit.get(k) for k in (*CACHED_FIELDS, "call_latency_s", "note")}
-        ACCOUNTING.add(stage, cache_hits=1, cached_prompt_tokens=hit["prompt_tokens"],
-                       cached_completion_tokens=hit["completion_tokens"])
+    ACCOUNTING.note_model(stage, model)
+    hit = _cached_reply(cache, request, settings, validate, stage)
+    if hit is not None:
         return Completion(**hit, latency_s=0.0, cached=True, model=model, prompt_sha256=sent)
+    if replaying():
+        replay_failure(request, stage)  # a request that failed when the run made it fails again, with no call
     refuse_call(stage, f"the reply of {model} to prompt {sent}")
-    notes = [None]  # what bounding the last reply did
-
-    def one_call(msgs: Messages):
-        def attempt():
-            t0 = time.perf_counter()
-            try:
-                reply = (backend.complete_text(prompt, settings, timeout) if text_completion
-                         else backend.complete(msgs, settings, timeout))
-            except LLMError as err:
-                if err.endpoint:
-                    ACCOUNTING.add_endpoint(err.endpoint, calls=1, errors=1)
-                raise
-            finally:
-                ACCOUNTING.add(stage, calls=1, model_seconds=time.perf_counter() - t0)
-            reply, notes[0] = bounded(reply, settings.max_tokens)
-            tokens = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-            ACCOUNTING.add(stage, prompt_tokens_sq=(reply.prompt_tokens or 0) ** 2, **tokens)
-            if reply.endpoint:
-                ACCOUNTING.add_endpoint(reply.endpoint, calls=1, model_seconds=time.perf_counter() - t0, **tokens)
-            return reply
-
-        return call_with_retries(attempt, retry, on_retry=lambda err, wait: ACCOUNTING.add(stage, retries=1))
-
+    ask = _Ask(model, stage, backend, prompt, messages, settings, text_completion, timeout, retry)
     try:
-        reply = one_call(messages)
-        parsed, problem = _check(reply.text, settings, validate)
-        if problem:
-            # One repair round: show the model its reply and what was wrong with it.
-            ACCOUNTING.add(stage, repairs=1)
-            repair = messages + [
-                {"role": "assistant", "content": reply.text},
-                {"role": "user", "content": render("json_repair", problem=problem)},
-            ]
-            reply = one_call(repair)
-            parsed, problem = _check(reply.text, settings, validate)
-            if problem:
-                ACCOUNTING.add(stage, parse_failures=1)
-                raise ParseError(f"[{stage}] {model}: {problem}", reply.text)
+        reply, parsed, note = _asked(ask, validate)
     except LLMError as err:
         # Parse failures have their own column; a backend without logprobs is a fallback its caller takes (the
         # sampled token, or a stop when a run requires logprobs), not a failed call.
         if not isinstance(err, (ParseError, LogprobsUnavailableError)):
             ACCOUNTING.add(stage, errors=1)
+        else:  # kept so that a replay of the run meets the same failure without a call (never a reply)
+            record_failure(request, err)
         raise
     finally:
         ACCOUNTING.span(stage, started)
-
     latency = time.perf_counter() - started
-    value = {
-        "text": reply.text,
-        "json": parsed,
-        "logprobs": reply.logprobs,
-        "prompt_tokens": reply.prompt_tokens,
-        "completion_tokens": reply.completion_tokens,
-        "finish_reason": reply.finish_reason,
-        "call_latency_s": round(latency, 3),
-        **({"note": notes[0]} if notes[0] else {}),
-    }
+    value = {"text": reply.text, "json": parsed, "logprobs": reply.logprobs, "prompt_tokens": reply.prompt_tokens,
+             "completion_tokens": reply.completion_tokens, "finish_reason": reply.finish_reason,
+             "call_latency_s": round(latency, 3), **({"note": note} if note else {})}
     cache.put(request, value)  # only validated successes reach this line
     return Completion(**value, latency_s=latency, cached=False, model=model, prompt_sha256=sent)
+
+
+def _cached_reply(cache: DiskCache, request: dict, settings: Settings, validate: Validator | None,
+                  stage: str) -> dict | None:
+    """The cached reply to `request` (counted as a cache hit), or None; a cached reply the validator now refuses
+    is no hit."""
+    hit = cache.get(request)
+    if hit is None or not isinstance(hit["text"], str) or _check(hit["text"], settings, validate)[1] is not None:
+        return None
+    hit = {k: hit.get(k) for k in (*CACHED_FIELDS, "call_latency_s", "note")}
+    ACCOUNTING.add(stage, cache_hits=1, cached_prompt_tokens=hit["prompt_tokens"],
+                   cached_completion_tokens=hit["completion_tokens"])
+    return hit
+
+
+def _asked(ask: _Ask, validate: Validator | None):
+    """(reply, parsed JSON, note) of a request made now: one call, and where its reply does not parse or validate,
+    one repair round showing the model its reply and what was wrong; ParseError when that fails too."""
+    reply, note = _call(ask, ask.messages)
+    parsed, problem = _check(reply.text, ask.settings, validate)
+    if problem:
+        ACCOUNTING.add(ask.stage, repairs=1)
+        repair = ask.messages + [{"role": "assistant", "content": reply.text},
+                                 {"role": "user", "content": render("json_repair", problem=problem)}]
+        reply, note = _call(ask, repair)
+        parsed, problem = _check(reply.text, ask.settings, validate)
+        if problem:
+            ACCOUNTING.add(ask.stage, parse_failures=1)
+            raise ParseError(f"[{ask.stage}] {ask.model}: {problem}", reply.text)
+    return reply, parsed, note
+
+
+def _call(ask: _Ask, messages: Messages):
+    """(reply, note): one backend call with bounded retries, every attempt counted (calls, tokens, model time,
+    per replica of a served model), the reply kept to the size its budget allows (reply_limits.py)."""
+    kept = [None]
+
+    def attempt():
+        t0 = time.perf_counter()
+        try:
+            reply = (ask.backend.complete_text(ask.prompt, ask.settings, ask.timeout) if ask.text_completion
+                     else ask.backend.complete(messages, ask.settings, ask.timeout))
+        except LLMError as err:
+            if err.endpoint:
+                ACCOUNTING.add_endpoint(err.endpoint, calls=1, errors=1)
+            raise
+        finally:
+            ACCOUNTING.add(ask.stage, calls=1, model_seconds=time.perf_counter() - t0)
+        reply, kept[0] = bounded(reply, ask.settings.max_tokens)
+        tokens = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        ACCOUNTING.add(ask.stage, prompt_tokens_sq=(reply.prompt_tokens or 0) ** 2, **tokens)
+        if reply.endpoint:
+            ACCOUNTING.add_endpoint(reply.endpoint, calls=1, model_seconds=time.perf_counter() - t0, **tokens)
+        return reply
+
+    reply = call_with_retries(attempt, ask.retry, on_retry=lambda err, wait: ACCOUNTING.add(ask.stage, retries=1))
+    return reply, kept[0]

@@ -4,7 +4,7 @@ any work (beside `gateway.check_budget`, which refuses one budget)."""
 from __future__ import annotations
 
 from .errors import ContextLengthError
-from .gateway import context_window
+from .backends import context_window
 
 
 def within_window(model: str, context_tokens: list[int], max_answer_tokens: int, beyond_window: str = "refuse"

@@ -175,6 +175,8 @@ def log_accounting(directory: Path, started: str, status: str, table: pd.DataFra
     rows = table.assign(invocation=started, status=status)
     rows = rows[["invocation", "status", *table.columns]]
     path = Path(directory) / ACCOUNTING_LOG
+    if path.exists():  # a log begun by an older version keeps its columns (it had no `model` column)
+        rows = rows.reindex(columns=pd.read_csv(path, nrows=0).columns)
     rows.to_csv(path, mode="a", header=not path.exists(), index=False)
 
 
@@ -184,4 +186,5 @@ def accounting_to_date(directory: Path) -> dict:
     if not path.exists():
         return {}
     totals = pd.read_csv(path).query("stage == 'total'")
-    return {"invocations": len(totals), **totals.drop(columns=["invocation", "status", "stage"]).sum().to_dict()}
+    return {"invocations": len(totals),
+            **totals.drop(columns=["invocation", "status", "stage"]).sum(numeric_only=True).to_dict()}

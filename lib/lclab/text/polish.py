@@ -4,17 +4,15 @@
     >>> lemma("powiedział"), lemma("jej"), lemma("lat")
     ('powiedzieć', 'ona', 'rok')
 
-A rule phrase and an answer are lemmatized by the same functions, so whatever
-reading is chosen for an ambiguous form is chosen on both sides, and a phrase
-matches every inflected form of itself ("opłaty skarbowej" matches "opłata
-skarbowa"). Where a word alone is ambiguous in a way its neighbours settle
-(an adjective agreeing with a noun, a verb before its object), `lemma` takes
-the kind of reading they ask for (`prefer`).
+A rule phrase and an answer are lemmatized by the same functions, so whatever reading is chosen for an ambiguous
+form is chosen on both sides, and a phrase matches every inflected form of itself ("opłaty skarbowej" matches
+"opłata skarbowa"). Where a word alone is ambiguous in a way its neighbours settle (an adjective agreeing with a
+noun, a verb before its object), `lemma` takes the kind of reading they ask for (`prefer`).
 
-Morfeusz 2 with the SGJP dictionary (both in the `morfeusz2` wheel) lists the
-readings of a form; archaic ones are dropped when others exist, a pronoun is
-kept first, then a comparative or superlative adjective ("lepsza" is dobry, like
-"lepszy", not the noun "lepsza"), then the best part of speech. The lemma is then
+Morfeusz 2 with the SGJP dictionary (both in the `morfeusz2` wheel) lists the readings of a form; archaic ones
+are dropped when others exist, and so is an adjective used as a noun where the adjective reads the form too; a
+pronoun is kept first, then a comparative or superlative adjective ("lepsza" is dobry, like "lepszy", not the
+noun "lepsza"), then the best part of speech. The lemma is then
 chosen by the word, never by the form: lemmas of one part of speech whose forms
 all belong to another's (the plural-only "prace" in "praca"; "ojcowie" in
 "ojciec"; "odsetki" in "odsetka" and "odsetek") are one word, and every form of
@@ -41,12 +39,11 @@ from .simplemma_pl import usual_lemma
 # Which reading of an ambiguous form to keep. The choice depends on the kinds of
 # reading a form has, never on the form itself, so that the forms of one word
 # agree ("potwierdzający" and "potwierdzającym" are both the adjective):
-#  1. a personal pronoun ("jej" is her, not the interjection), unless the form is
-#     a pronoun only after a preposition: "nie" would otherwise always be "on";
-#  2. the best part of speech below: closed classes first ("albo" is "or", not
-#     the vestment "alba"), nouns before verbs and gerunds ("pytanie" is the
-#     question, not asking), adjectives before participles; the imperative late,
-#     or "lub" (or) would be "like!".
+#  1. a personal pronoun ("jej" is her, not the interjection), unless the form is a pronoun only after a
+#     preposition: "nie" would otherwise always be "on";
+#  2. the best part of speech below: closed classes first ("albo" is "or", not the vestment "alba"), nouns
+#     before verbs and gerunds ("pytanie" is the question, not asking), adjectives before participles; the
+#     imperative late, or "lub" (or) would be "like!".
 _PRONOUNS = {"ppron12", "ppron3", "siebie"}
 _RANK = {
     **dict.fromkeys(["prep", "conj", "comp", "qub", "part"], 1),
@@ -241,10 +238,9 @@ def _lemma(word: str, prefer: str | None = None) -> str:
 
 
 def _without_adjectival_nouns(readings: list) -> list:
-    """The readings without those of a noun that is an adjective used as a noun ("czysta", "trwała": every form
-    of it is a form of the adjective czysty, trwały) where the form is that adjective too: the adjective is the
-    usual reading ("czystych powietrzu", "środków trwałym" hold czysty and trwały, whether their neighbours agree
-    or not). A noun that declines otherwise ("prawo", whose "praw" no adjective has) keeps its reading."""
+    """Without the readings of an adjective used as a noun ("czysta": its every form is one of czysty's) where the
+    adjective reads the form too ("czystych powietrzu", "środków trwałym": czysty, trwały, agreeing or not). A
+    noun declined otherwise ("prawo": no adjective has "praw") keeps its reading."""
     adjectives = [lem for lem, tag, _ in readings if tag.startswith("adj:")]
     if not adjectives:
         return readings
@@ -266,6 +262,8 @@ def _one_word(a: frozenset[str], b: frozenset[str]) -> bool:
     "odsetki") inside its singular's paradigm. Words that merely share a few forms stay apart ("prawo" and
     "prawy", "życie" and "żyto", "lato" and "rok", "Kasia" and "kasa")."""
     return a <= b or b <= a
+
+
 _MAX_GROUP = 40  # lemmas; a larger group stops growing (never seen on SGJP's common words)
 
 

@@ -1,0 +1,89 @@
+"""The backend of each model spec, made once per process, and what a model's tokenizer and window say: token
+counts, context budgets. The gateway (gateway.py) calls models through these backends; nothing else does."""
+
+from __future__ import annotations
+
+import threading
+
+from .errors import ContextLengthError
+from .protocol import Backend
+from .specs import ModelSpec, parse_spec
+
+Messages = list[dict[str, str]]
+
+
+_backends: dict[str, Backend] = {}
+_backends_lock = threading.Lock()
+
+
+def _make_backend(spec: ModelSpec) -> Backend:
+    if spec.backend == "hf":
+        from .hf import HFBackend
+
+        return HFBackend(spec)
+    if spec.backend == "local":
+        from .llama import LocalBackend
+
+        return LocalBackend(spec)
+    from .remote import OpenAIBackend
+
+    return OpenAIBackend(spec)
+
+
+def backend_for(model: str) -> Backend:
+    """The backend object for a model spec, created once per process."""
+    with _backends_lock:
+        if model not in _backends:
+            _backends[model] = _make_backend(parse_spec(model))
+        return _backends[model]
+
+
+def reset_backend_registry() -> None:
+    """Forget every backend made so far: the next call reads the environment again
+    (OPENAI_BASE_URL, keys). Loaded llama.cpp weights stay loaded."""
+    with _backends_lock:
+        _backends.clear()
+
+
+def count_tokens(model: str, text: str) -> int:
+    """Tokens of `text` under the model's own tokenizer (tiktoken for remote models)."""
+    return backend_for(model).count_tokens(text)
+
+
+def count_prompt_tokens(model: str, prompt: str | Messages, system: str | None = None) -> int:
+    """Tokens of the whole prompt as the model reads it (chat template included for local models)."""
+    return backend_for(model).count_prompt_tokens(as_messages(prompt, system))
+
+
+def budget_counters(model: str):
+    """(whole prompt, bare text) token counters for filling a context budget.
+
+    The budget covers the prompt as the model reads it, chat template included;
+    documents are priced as bare text so the template is not charged per document.
+    """
+    return (lambda text: count_prompt_tokens(model, text)), (lambda text: count_tokens(model, text))
+
+
+def context_window(model: str) -> int | None:
+    """The model's context window in tokens (a served model's as its server reports it; None if unknown)."""
+    return backend_for(model).context_window()
+
+
+def check_budget(model: str, budget: int, reply_tokens: int) -> None:
+    """Refuse, with the numbers, a prompt budget the model's window cannot hold together with its reply."""
+    window = context_window(model)
+    if window is not None and budget + reply_tokens > window:
+        raise ContextLengthError(
+            f"a {budget}-token prompt plus {reply_tokens} reply tokens is {budget + reply_tokens} tokens, more than "
+            f"the {window}-token context window of {model} ({tokenizer_name(model)}): lower the budget, or give the "
+            "model a larger window")
+
+
+def tokenizer_name(model: str) -> str:
+    return backend_for(model).tokenizer_name
+
+
+def as_messages(prompt: str | Messages, system: str | None = None) -> Messages:
+    """A prompt as chat messages: a bare string is one user message; a system message goes first."""
+    messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+    return ([{"role": "system", "content": system}] if system else []) + messages
