@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from functools import lru_cache
 
 from .simplemma_pl import usual_lemma
@@ -290,10 +291,7 @@ def _group_name(lemma_id: str, rank: int) -> str:
                 elif other not in members and _one_word(forms, _paradigm(other, rank)):
                     todo.append(other)
         members[lem] = (unqualified, len(forms))
-    votes: dict[str, int] = {}
-    for form in all_forms:
-        usual = usual_lemma(form)
-        votes[usual] = votes.get(usual, 0) + 1
+    votes = Counter(usual_lemma(form) for form in all_forms)
     name = _name(min(members, key=lambda m: (not members[m][0], -votes.get(_name(m), 0), -members[m][1],
                                              _name(m), m)))
     for member in members:
