@@ -227,6 +227,22 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_to
     return [row(notebook, stage, model, len(prompts), len(done), sum(lengths), answered_tokens, todo)]
 
 
+_priced: set[tuple] = set()  # what the plan being made has priced once for every notebook (a judge's card texts)
+
+
+def new_plan() -> None:
+    """Start a plan of a profile: what earlier plans in this process priced is priced again."""
+    _priced.clear()
+
+
+def priced_once(what: str, model: str, prompts: list) -> list:
+    """The prompts of `what` (a judge card) not yet priced by another notebook of the plan being made: a card is
+    judged once per judge and kept, so a profile whose notebooks share a judge pays for it once."""
+    fresh = [p for p in dict.fromkeys(prompts) if (what, model, p) not in _priced]
+    _priced.update((what, model, p) for p in fresh)
+    return fresh
+
+
 def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
     """The plan of one notebook under its parameters (`defaults`, its declared values, where not given)."""
     from ..experiments import for_notebook

@@ -148,16 +148,13 @@ def card_line(card: dict) -> str:
             f"{card['baseline']} AUC {card['baseline_auc']:.2f}: {verdict}")
 
 
-_carded: set[tuple[str, str, str]] = set()  # (judge, kind, prompt) a plan of this process has already priced
-
-
 def planned_card(notebook: str, experiment: str, judge: str, kind: str, n_texts: int = 0) -> dict:
     """The judge's card on `kind`'s shipped texts (lclab.scoring.judge_card): the texts not yet kept for this
     judge, priced in prompt order as the card sends them; a text another notebook of the same plan already
     judges is counted there only (one card per judge and kind, kept in the home folder)."""
+    from ..planning.plan import priced_once
     from ..planning.stages import named, planned_replies
 
-    prompts = sorted(p for p in prompts_to_judge(judge, kind, n_texts or None) if (judge, kind, p) not in _carded)
-    _carded.update((judge, kind, p) for p in prompts)
+    prompts = sorted(priced_once("judge card", judge, prompts_to_judge(judge, kind, n_texts or None)))
     return named(planned_replies(notebook, experiment, "judge card", judge, prompts, KINDS[kind].max_tokens,
                                  reuse_prefix=judge.startswith("local/")), f"judge card ({kind})")
