@@ -179,7 +179,7 @@ def parse_spec(spec: str) -> ModelSpec:
         model, _, base_url = _with_credentials(spec).partition("/")[2].partition("@")
         for url in base_url.split(","):
             try:
-                urlsplit(url.strip()).port  # a broken IPv6 host or port raises here, not deep in a run
+                urlsplit(url.strip())  # a broken IPv6 host raises here, not deep in a run (ports: params.py)
             except ValueError as err:
                 raise ValueError(f"model spec {scrub(spec)!r}: the endpoint URL is malformed ({err})") from None
         key_env = "API_KEY" if os.environ.get("API_KEY") else "OPENAI_API_KEY"

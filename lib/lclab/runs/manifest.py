@@ -99,7 +99,8 @@ def environment() -> dict:
 
 def _plain_numbers(counts: dict) -> dict:
     """Counts as JSON numbers: whole ones as int, the rest (seconds) to the hundredth."""
-    return {k: int(v) if float(v).is_integer() else round(float(v), 2) for k, v in counts.items()}
+    return {k: int(v) if float(v).is_integer() else round(float(v), 2) for k, v in counts.items()
+            if k != "model"}  # the stages' models are in accounting.csv; the total has none
 
 
 def write(directory: Path, experiment: str, run_name: str, parameters: dict, started: datetime.datetime,
