@@ -201,15 +201,16 @@ class Run:
                                                           **self._failures})
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
-        """This machine's measured speed of the run's model, for the plans of later runs (lclab.planning.plan)."""
+        """This machine's measured speed of each model the run asked, from the stages that asked that model alone
+        (a 1.5B judge's calls are no measure of the 0.5B that answered), for later plans (lclab.planning.plan)."""
         from ..planning.plan import record_throughput
 
-        model = self.parameters.get("model") or next(iter(self.parameters.get("models") or []), None)
-        calls = accounting[(accounting["stage"] != "total") & (accounting["stage"] != "embed")]
-        if isinstance(model, str) and len(calls):
-            squares = sum(self.ledger.get(stage).prompt_tokens_sq for stage in calls["stage"])
-            record_throughput(model, int(calls["prompt_tokens"].sum()), int(calls["completion_tokens"].sum()),
-                              int(calls["calls"].sum()), float(calls["model_s"].sum()), squares)
+        stages = accounting[(accounting["stage"] != "total") & (accounting["stage"] != "embed")]
+        for model, calls in stages.groupby(stages["model"].fillna("")):
+            if model and "," not in model:  # a stage that asked several models says nothing of either
+                squares = sum(self.ledger.get(stage).prompt_tokens_sq for stage in calls["stage"])
+                record_throughput(model, int(calls["prompt_tokens"].sum()), int(calls["completion_tokens"].sum()),
+                                  int(calls["calls"].sum()), float(calls["model_s"].sum()), squares)
 
     def resume_note(self, log_name: str = "items.jsonl") -> str:
         return (f"{self.ran + self.resumed} trials: {self.resumed} already done in "
