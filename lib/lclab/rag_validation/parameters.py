@@ -5,20 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..runs.declared import param
+from ..runs.declared import CARD_TEXTS, JUDGE_MODEL, param
 
 
 @dataclass
 class Parameters:
     model: str = param("local/qwen2.5-coder-1.5b", "(model) generates single-chunk questions and the RAG answers")
-    judge_model: str = param(
-        "",
-        "(model or \"\") judge model spec; \"\" means the strongest embedded model, never the answering model "
-        "where another as strong is embedded (the 1.5B judges itself and says \"self-judged\")")
-    card_texts: int = param(
-        0,
-        "(at least 0) shipped labelled texts per judged kind the judge reads for its card (data/judge_labels, "
-        "data/nli_eval; kept per judge in ~/.cache/lclab/judge_cards); 0 means all")
+    judge_model: str = JUDGE_MODEL
+    card_texts: int = CARD_TEXTS
     corpus: str = param("paul_graham", "\"paul_graham\" or a folder of .txt/.md files")
     store: str = param(
         "chroma",

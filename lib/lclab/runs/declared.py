@@ -28,6 +28,15 @@ def param(default: Any, help: str) -> Any:
     return dataclasses.field(default=default, metadata={"help": help})
 
 
+# The two parameters of every judged experiment (01, 02, 06), declared once: who judges and how many shipped
+# labelled texts its card reads (lclab.models.judge_choice, lclab.scoring.judge_card).
+JUDGE_MODEL = param("", "(model or \"\") judge model spec; \"\" means the strongest embedded model, never the "
+                        "answering model where another as strong is embedded (the 1.5B judges itself and says "
+                        "\"self-judged\")")
+CARD_TEXTS = param(0, "(at least 0) shipped labelled texts per judged kind the judge reads for its card "
+                      "(data/judge_labels, data/nli_eval; kept per judge in ~/.cache/lclab/judge_cards); 0 means all")
+
+
 def source(value: Any) -> str:
     """A default as the notebook's cell writes it: strings in double quotes, lists and dicts spelled out."""
     if isinstance(value, str):
