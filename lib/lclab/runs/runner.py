@@ -237,7 +237,8 @@ class Run:
         # and the first error in the manifest; run_all.sh then ends non-zero (lclab.runs.notebooks).
         self._failures = {"failed_items": int(failed.sum()),
                           "first_error": str(items.loc[failed, "error"].iloc[0])[:500] if failed.any() else None}
-        self._failures["skipped_files"] = next((str(n) for n in notes or [] if isinstance(n, SkippedNote)), None)
+        if skipped := next((str(n) for n in notes or [] if isinstance(n, SkippedNote)), None):
+            self._failures["skipped_files"] = skipped  # said on the terminal by ./run_all.sh
         status = "finished" if not failed.any() else "failed" if failed.all() else "partial"
         self._record(accounting, status, headline, len(items))
         self._finished = True
