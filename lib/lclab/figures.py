@@ -81,6 +81,7 @@ def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = N
     under the axes.
     """
     if not any(_holds_data(ax) for ax in fig.axes):
+        caption = None  # nothing was judged: the one line says so, no judge to name
         width = fig.get_figwidth()
         fig.clear()
         fig.set_size_inches(width, 1.0)
