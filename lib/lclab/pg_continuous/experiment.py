@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..experiments import Experiment, register
 from ..models import cached
 from ..models.jsonparse import JSONParseError, parse_json_object
-from ..planning.stages import cached_answers, estimated, merged, planned_replies, reply_tokens, template_prompt_tokens
+from ..planning.stages import (cached_answers, estimated, fan_out, merged, named, planned_replies, reply_tokens,
+                               template_prompt_tokens)
 from ..prompts import render
 from ..retrieval.chunking import Chunker
 from ..scoring.logprob import score_request
@@ -14,11 +15,6 @@ from .contexts import GENERATION_TOKENS, QA_SCHEMA, generation_prompt, load_revi
 from .facts import FACTS_SCHEMAS, FACTS_TOKENS, STYLES, fact_samples, unique_facts
 from .parameters import Parameters
 from .run import EXPERIMENT
-
-# How many facts a golden response yields when max_facts is 0 (the number is the model's to choose; the default
-# run's extraction gave 5 per list): what the plan counts score calls with until a run's facts are cached.
-FACTS_PER_LIST = 5
-
 
 def plan(notebook: str, p: dict) -> list[dict]:
     """The run's own prompts, built as the run builds them and looked up in the cache: the generation over the
@@ -55,11 +51,15 @@ def plan(notebook: str, p: dict) -> list[dict]:
                                   reuse_prefix=True, **score_request())] if known else []
     unknown = [style for style in STYLES if style not in facts]
     if unknown:  # facts not known yet: each priced by its context's exact text and a fact of the list's share
-        per_list = p["max_facts"] or FACTS_PER_LIST
-        fact_size = reply_tokens(EXPERIMENT, "facts", model, FACTS_TOKENS)[0] / per_list
+        # how many facts a list holds is the extraction's to say: earlier runs' mean, else the declared prior
+        per_list, source = fan_out(EXPERIMENT, "facts per list", "score", "facts", model, len(contexts))
+        per_list = min(per_list, p["max_facts"]) if p["max_facts"] else per_list
+        fact_size = reply_tokens(EXPERIMENT, "facts", model, FACTS_TOKENS)[0] / max(per_list, 1.0)
         prompts = [template_prompt_tokens(model, "fact_in_context", {"fact": fact_size}, context=c.chunk.text)
-                   for c in contexts for _ in unknown for _ in range(per_list)]
-        score_rows.append(estimated(notebook, "score", model, prompts, 1, "one token"))
+                   for c in contexts for _ in unknown]
+        prompts = [prompts[i % len(prompts)] for i in range(round(len(prompts) * per_list))]
+        score_rows.append(named(estimated(notebook, "score", model, prompts, 1, "one token"),
+                                f"score, {per_list:.1f} {source}"))
     return rows + [merged(score_rows)]
 
 

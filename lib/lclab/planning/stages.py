@@ -22,6 +22,7 @@ from .. import paths
 from ..models import cached, count_prompt_tokens, count_tokens
 from ..prompts import fields, render
 from .plan import planned_answers, row
+from .priors import expected_count, expected_reply
 
 
 @dataclass(frozen=True)
@@ -84,12 +85,25 @@ def _measured(experiment: str, stage: str, model: str, _stamp: tuple) -> Measure
 
 
 def reply_tokens(experiment: str, stage: str, model: str, budget: int) -> tuple[float, str]:
-    """Tokens of one reply of `stage`: as earlier runs measured them (never above the budget), else the budget;
-    and where the figure comes from."""
+    """Tokens of one reply of `stage`: as earlier runs measured them, else as declared (lclab.planning.priors), else
+    the budget; never above the budget. And where the figure comes from."""
     seen = measured(experiment, stage, model)
-    if seen is None:
+    if seen is not None:
+        return min(seen.completion, float(budget)), f"measured in {seen.runs} run{'s' * (seen.runs != 1)}"
+    prior = expected_reply(experiment, stage)
+    if prior is None:
         return float(budget), "budget"
-    return min(seen.completion, float(budget)), f"measured in {seen.runs} run{'s' * (seen.runs != 1)}"
+    return min(prior, float(budget)), "declared"
+
+
+def fan_out(experiment: str, name: str, stage: str, per_stage: str, model: str, per_call: float) -> tuple[float, str]:
+    """How many things one reply of `per_stage` yields (`name`: claims per text, facts per list), read from earlier
+    runs as calls of `stage` per call of `per_stage` over `per_call` (the later calls each thing makes), else the
+    declared prior; and where the figure comes from."""
+    later, earlier = measured(experiment, stage, model), measured(experiment, per_stage, model)
+    if later is None or earlier is None or not earlier.calls:
+        return expected_count(name), f"{name} declared"
+    return later.calls / earlier.calls / per_call, f"{name} measured in {later.runs} run{'s' * (later.runs != 1)}"
 
 
 @functools.lru_cache(maxsize=4096)

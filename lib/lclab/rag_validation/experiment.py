@@ -6,12 +6,12 @@ from ..experiments import Experiment, Series, register
 from ..paths import repo_path
 from ..models.judge_choice import judge_spec
 from ..planning.plan import planned_embeddings
-from ..planning.stages import estimated, named, reply_tokens, template_prompt_tokens, text_tokens
+from ..planning.stages import estimated, fan_out, named, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS, sample_passages
 from ..qa.planned import planned_generation
 from ..retrieval.chunking import Chunker
-from ..scoring.claims import CHECK_STAGE, CLAIMS_PER_TEXT, claims_budget
+from ..scoring.claims import CHECK_STAGE, claims_budget
 from ..scoring.judge_card import planned_card
 from ..scoring.judges import JUDGE_MAX_TOKENS
 from ..text.corpus import Document, load_corpus
@@ -70,18 +70,20 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float, chunk: float, k: int) -> list[dict]:
     """The claim diagnostics by their templates: two extraction calls per question (the answer, the reference), then
-    one check per claim of either text against the other text and each of the k chunks the answer read, at
-    CLAIMS_PER_TEXT claims a text (how many there will be is the extraction's to say)."""
+    one check per claim of either text against the other text and each of the k chunks the answer read, at the
+    claims a text earlier runs extracted (else the declared prior: how many there are is the extraction's to say)."""
     said = reply_tokens(EXPERIMENT, "claims", judge, claims_budget("x" * int(4 * answer)))
     extraction = [template_prompt_tokens(judge, "claim_extraction", {"question": t["question"], "sentences": text},
                                          n="2") for t in tokens for text in (answer, t["answer"])]
-    claim = said[0] / CLAIMS_PER_TEXT
+    per_text, source = fan_out(EXPERIMENT, "claims per text", CHECK_STAGE, "claims", judge, 1 + k)
+    claim = said[0] / max(per_text, 1.0)
     checks = [template_prompt_tokens(judge, "claim_check", {"question": t["question"], "premise": premise,
                                                            "claim": claim})
-              for t in tokens for premise in (answer, t["answer"], *[chunk] * (2 * k)) for _ in range(CLAIMS_PER_TEXT)]
+              for t in tokens for premise in (answer, t["answer"], *[chunk] * (2 * k))]
+    checks = [checks[i % len(checks)] for i in range(round(len(checks) * per_text))]  # per_text checks a premise
     return [estimated(notebook, "claims", judge, extraction, *said),
             named(estimated(notebook, CHECK_STAGE, judge, checks, 1, "one token"),
-                  f"{CHECK_STAGE}, {CLAIMS_PER_TEXT} claims a text assumed")]
+                  f"{CHECK_STAGE}, {per_text:.1f} {source}")]
 
 
 EXPERIMENT_SPEC = register(Experiment(

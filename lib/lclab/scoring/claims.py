@@ -41,7 +41,6 @@ CLAIMS_CEILING = 2048
 CLAIMS_SCHEMA = {"type": "object", "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
                  "required": ["claims"]}
 CHECK_STAGE = "claim check"  # the gateway stage of the one-token checks (extraction is "claims")
-CLAIMS_PER_TEXT = 3  # what a plan assumes before any claim is extracted (a one- or two-sentence answer)
 ENTAILED_AT = 0.5  # p(supported) at or above this is an entailment
 
 # RAGChecker's groups, in its order
@@ -195,5 +194,5 @@ def claim_columns(model: str, question: str, response: str, reference: str, chun
             "claims_error": f"{unread} claim checks had no readable verdict" if unread else None}
 
 
-__all__ = ["CHECK_STAGE", "CLAIMS_PER_TEXT", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claims_budget",
+__all__ = ["CHECK_STAGE", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claims_budget",
            "claim_columns", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]

@@ -43,8 +43,9 @@ KINDS = {"answer_correct": ("question", "reference", "response"), "rag_relevance
 JUDGE_COLUMNS = ("judge", "correct", "relevant", "faithful", "string_match", "error")  # never shown on a sheet
 
 
-def sheet(kind: str, run_dir: Path) -> pd.DataFrame:
-    """The unlabelled items of one run folder as a labelling sheet for `kind`."""
+def sheet(kind: str, run_dir: Path, include_labelled: bool = False) -> pd.DataFrame:
+    """The unlabelled items of one run folder as a labelling sheet for `kind` (every item, with
+    `include_labelled`: a draw that stays the same as labels are added)."""
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
     rows = ItemLog(Path(run_dir) / "items.jsonl", ()).rows()
@@ -63,7 +64,7 @@ def sheet(kind: str, run_dir: Path) -> pd.DataFrame:
                           pd.Series(range(len(items)), index=items.index).astype(str))
     out.insert(0, "key", [label_key(*(r[f] for f in fields)) for _, r in out.iterrows()])
     out = out.drop_duplicates("key")
-    done = set(load_labels(kind).index) if (LABELS / f"{kind}.csv").exists() else set()
+    done = set(load_labels(kind).index) if (LABELS / f"{kind}.csv").exists() and not include_labelled else set()
     out = out[~out["key"].isin(done)]
     assert not any(c.startswith(JUDGE_COLUMNS) for c in out.columns)  # blind by construction
     return out.assign(label="", note="").reset_index(drop=True)

@@ -1,0 +1,131 @@
+"""The labelling desk's logic: a random draw of one run's judged texts, shown one at a time without the judge's
+verdict, each label appended to the lab's label file the moment it is given (a closed browser loses nothing).
+
+The draw is `lclab.scoring.labelling.draw` over every item of the run (labelled or not, so it stays the same as
+labels are added): each item has the same chance, spread over the clusters, as PPI++ and Rogan–Gladen need.
+Items already labelled (by this desk or by hand) are passed over; a skip is kept in the run folder
+(`desk_skips_<kind>.csv`) so the next visit does not show the item again. The second labeller's pass reads the
+labelled texts without their labels and writes to data/judge_labels/second_labeller/.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..planning.design import PRIOR_JUDGE, ppi_half_width
+from ..scoring import labels as label_files
+from ..scoring.labelling import KINDS, draw, second_sheet, sheet
+from ..text.hand_tables import read_hand_table
+
+TARGET_HALF_WIDTH = 0.10  # what the desk counts labels towards, as --plan's default --target
+
+
+@dataclass(frozen=True)
+class Desk:
+    """One labelling session: `kind` of texts (lclab.scoring.labelling.KINDS) from `run_dir`, `n` drawn."""
+
+    run_dir: Path
+    kind: str
+    n: int = 30
+    seed: int = 0
+    second: bool = False
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown kind {self.kind!r}; known: {', '.join(KINDS)}")
+        if self.n < 1:
+            raise ValueError(f"n must be at least 1 (got {self.n})")
+
+    @property
+    def label_file(self) -> Path:
+        folder = label_files.LABELS / "second_labeller" if self.second else label_files.LABELS
+        return folder / f"{self.kind}.csv"
+
+    @property
+    def skip_file(self) -> Path:
+        return Path(self.run_dir) / f"desk_skips_{self.kind}{'_second' * self.second}.csv"
+
+    def drawn(self) -> pd.DataFrame:
+        """The texts of this session, in the order they are shown."""
+        if self.second:
+            return second_sheet(self.kind) if self.label_file.exists() else _all_texts(self.kind)
+        return draw(sheet(self.kind, Path(self.run_dir), include_labelled=True), self.n, self.seed)
+
+    def _keys(self, path: Path) -> set[str]:
+        return set(read_hand_table(path, ("key",), "label file")["key"]) if path.exists() else set()
+
+    def next_item(self) -> dict | None:
+        """The next text to label (its key and the kind's fields, never a verdict), or None when all are done."""
+        done = self._keys(self.label_file) | self._keys(self.skip_file)
+        for record in self.drawn().to_dict("records"):
+            if record["key"] not in done:
+                return {k: record[k] for k in ("key", *KINDS[self.kind])}
+        return None
+
+    def progress(self) -> dict:
+        """How far the session is, and what its labels buy: the planned PPI++ half-width of the run's judged rate
+        with the labels given so far, and how many labels reach ±0.10."""
+        drawn = self.drawn()
+        keys = set(drawn["key"])
+        labelled = len(keys & self._keys(self.label_file))
+        skipped = len(keys & self._keys(self.skip_file) - self._keys(self.label_file))
+        judged = len(sheet(self.kind, Path(self.run_dir), include_labelled=True)) if not self.second else len(drawn)
+        out = {"drawn": len(drawn), "labelled": labelled, "skipped": skipped,
+               "left": len(drawn) - labelled - skipped, "judged": judged}
+        if not self.second and judged > 2:
+            out["half_width"] = ppi_half_width(judged, max(labelled, 2), **PRIOR_JUDGE)
+            out["needed"] = next((n for n in range(2, judged) if ppi_half_width(judged, n, **PRIOR_JUDGE)
+                                  <= TARGET_HALF_WIDTH), None)
+        return out
+
+    def record(self, key: str, label: str, note: str = "", source: str = "") -> None:
+        """Append one label (1 or 0) to the label file, or a skip to the run's skip file, at once."""
+        item = next((r for r in self.drawn().to_dict("records") if r["key"] == key), None)
+        if item is None:
+            raise KeyError(f"{key!r} is not a text of this session")
+        if label == "skip":
+            _append(self.skip_file, ["key", "note"], {"key": key, "note": note})
+            return
+        if label not in ("0", "1"):
+            raise ValueError(f"a label is 1 or 0 (or skip), not {label!r}")
+        if key in self._keys(self.label_file):
+            raise ValueError(f"{key} is labelled already in {self.label_file}")
+        columns = ["key", "label", *KINDS[self.kind], "note", "blind" if self.second else "source"]
+        row = {**item, "label": label, "note": note, "blind": "yes", "source": source}
+        _append(self.label_file, _header(self.label_file) or columns, row)
+
+
+def _all_texts(kind: str) -> pd.DataFrame:
+    raise FileNotFoundError(f"no {label_files.LABELS / f'{kind}.csv'}: the second labeller relabels its texts")
+
+
+def _header(path: Path) -> list[str] | None:
+    if not path.exists() or not path.stat().st_size:
+        return None
+    with open(path, newline="", encoding="utf-8") as fh:
+        return next(csv.reader(fh), None)
+
+
+def _append(path: Path, columns: list[str], row: dict) -> None:
+    """One CSV row added to `path` and flushed to disk (the header first for a new file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists() or not path.stat().st_size
+    if not new:
+        with open(path, "rb") as fh:  # a file a text editor saved without a final newline
+            fh.seek(-1, os.SEEK_END)
+            ends = fh.read(1) == b"\n"
+        if not ends:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write("\n")
+    with open(path, "a", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, columns, extrasaction="ignore", lineterminator="\n")
+        if new:
+            writer.writeheader()
+        writer.writerow({c: row.get(c, "") for c in columns})
+        fh.flush()
+        os.fsync(fh.fileno())

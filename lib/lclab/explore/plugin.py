@@ -1,0 +1,151 @@
+"""What the explorer adds to Datasette (its plugin hooks): prompts folded with the gold marked, summary cells that
+link to their items, and the labelling desk's two routes (/-/desk, /-/desk/label)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from urllib.parse import urlencode
+
+from datasette import hookimpl
+from datasette.utils.asgi import Response
+from markupsafe import Markup
+
+from .. import paths
+from ..scoring.labelling import KINDS
+from .desk import Desk
+
+KEEP = 300  # characters shown around each marked passage, and at either end of a folded prompt
+FOLD_AT = 1_500  # prompts longer than this are folded
+
+
+def fold_and_mark(text: str, mark: str | None, keep: int = KEEP) -> str:
+    """`text` as HTML: every occurrence of `mark` highlighted, the parts far from any mark (and from either end)
+    folded into <details>, so a 30k-token prompt opens at its needle."""
+    spans = [m.span() for m in re.finditer(re.escape(mark), text, re.IGNORECASE)] if mark and mark.strip() else []
+    if len(text) <= FOLD_AT:
+        shown = [(0, len(text))]
+    else:
+        shown = sorted([(0, keep), (len(text) - keep, len(text)), *((max(a - keep, 0), b + keep) for a, b in spans)])
+    merged: list[list[int]] = []
+    for a, b in shown:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    out, at = [], 0
+    for a, b in merged:
+        if a > at:
+            out.append(f"<details><summary>… {a - at:,} characters folded</summary>{_marked(text[at:a], spans, at)}"
+                       f"</details>")
+        out.append(_marked(text[a:b], spans, a))
+        at = b
+    return f'<div class="lclab-prompt" style="white-space:pre-wrap">{"".join(out)}</div>'
+
+
+def _marked(part: str, spans: list[tuple[int, int]], offset: int) -> str:
+    out, at = [], 0
+    for a, b in spans:
+        a, b = max(a - offset, 0), min(b - offset, len(part))
+        if a < b and a >= at:
+            out += [html.escape(part[at:a]), f"<mark>{html.escape(part[a:b])}</mark>"]
+            at = b
+    return "".join(out) + html.escape(part[at:])
+
+
+@hookimpl
+def render_cell(row, value, column, table):
+    if column == "prompt" and isinstance(value, str):
+        mark = row["highlight"] if "highlight" in row.keys() else None
+        return Markup(fold_and_mark(value, mark))
+    if table == "summaries" and column == "items" and isinstance(value, str) and value.startswith("/"):
+        return Markup(f'<a href="{html.escape(value)}">items</a>')
+    return None
+
+
+def _run_folder(run: str) -> Path:
+    """The folder of a run the store lists ("experiment/run_name"), never a path the request makes up."""
+    experiment, _, name = run.partition("/")
+    known = {f"{p.parent.name}/{p.name}": p for p in paths.RESULTS.glob("*/*") if (p / "manifest.json").exists()}
+    if run not in known or not experiment or not name:
+        raise KeyError(f"no run {run!r}")
+    return known[run]
+
+
+def _desk(request) -> Desk:
+    args = request.args
+    return Desk(_run_folder(args.get("run", "")), args.get("kind", ""), int(args.get("n") or 30),
+                int(args.get("seed") or 0), args.get("second") == "1")
+
+
+async def desk_page(datasette, request):
+    if not request.args.get("run"):
+        runs = sorted(f"{p.parent.name}/{p.name}" for p in paths.RESULTS.glob("*/*") if (p / "items.jsonl").exists())
+        return Response.html(await datasette.render_template("desk_runs.html", {"runs": runs, "kinds": list(KINDS)},
+                                                             request=request))
+    try:
+        desk = _desk(request)
+        item, progress = desk.next_item(), desk.progress()
+    except (KeyError, ValueError, FileNotFoundError) as err:
+        return Response.html(f"<p>labelling desk: {html.escape(str(err))}</p>", status=400)
+    query = {k: request.args.get(k) for k in ("run", "kind", "n", "seed", "second") if request.args.get(k)}
+    return Response.html(await datasette.render_template("desk.html", {
+        "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
+        "label_file": str(desk.label_file)}, request=request))
+
+
+async def desk_label(datasette, request):
+    if request.method != "POST":
+        return Response.text("POST a label", status=405)
+    form = await request.post_vars()
+    query = {k: form.get(k) for k in ("run", "kind", "n", "seed", "second") if form.get(k)}
+    try:
+        desk = Desk(_run_folder(query.get("run", "")), query.get("kind", ""), int(query.get("n") or 30),
+                    int(query.get("seed") or 0), query.get("second") == "1")
+        desk.record(form.get("key", ""), form.get("label", ""), form.get("note", "").strip(),
+                    source=f"desk: {query['run']}")
+    except (KeyError, ValueError) as err:
+        return Response.html(f"<p>labelling desk: {html.escape(str(err))}</p>", status=400)
+    return Response.redirect("/-/desk?" + urlencode(query))
+
+
+@hookimpl
+def register_routes():
+    return [(r"^/-/desk$", desk_page), (r"^/-/desk/label$", desk_label)]
+
+
+def metadata(tables: dict[str, list[str]]) -> dict:
+    """Datasette's metadata for the store: titles, and the facets each table opens with."""
+    described = {"runs": "every run folder", "items": "every item of every run (the common columns)",
+                 "summaries": "each summary.csv row; `items` opens the items behind it"}
+    common = ["experiment", "model", "judge_vs_match", "judge_vs_label", "label"]
+    out = {}
+    for name, axes in tables.items():
+        facets = [c for c in [*(["run"] if name != "runs" else []), *common, *axes] if c]
+        out[name] = {"description": described.get(name, f"{name.replace('__', ': ')} items, every column"),
+                     "facets": list(dict.fromkeys(facets)), "size": 50}
+    return {"title": "lclab results", "description_html": (
+        'Every run\'s items. <a href="/-/desk">Labelling desk</a> · '
+        "filter any column, facet by axis, open an item for its exact prompt."),
+        "databases": {"lab": {"tables": out}}}
+
+
+def table_axes(db_file: Path) -> dict[str, list[str]]:
+    """Each table of the store and the axes its items carry (what it facets by)."""
+    import sqlite3
+
+    with sqlite3.connect(db_file) as db:
+        names = [n for (n,) in db.execute("select name from sqlite_master where type='table'")]
+        out = {}
+        for name in names:
+            columns = [c[1] for c in db.execute(f'pragma table_info("{name}")')]
+            axes = set()
+            if "axes" in columns:
+                for (text,) in db.execute(f'select distinct axes from "{name}" limit 200'):
+                    axes |= set(json.loads(text or "{}"))
+            out[name] = [a for a in sorted(axes) if a in columns] if name != "items" else []
+            if name not in ("runs", "items", "summaries"):
+                out[name] += [c for c in ("item_file", "unscored") if c in columns]
+    return {n: [a for a in v if a != "model"] for n, v in out.items()}

@@ -1,0 +1,207 @@
+"""Every finished run's items in one SQLite file, rebuilt from the run folders: what the explorer serves and any
+SQL tool can read. It is a copy, never the only one: the run folders stay the record, and
+`python -m lclab.explore --rebuild` writes the file again from them.
+
+Tables (one row per ...):
+
+    runs        run (experiment/run_name), experiment, run_name, status, model, judge, started, finished, items
+    items       item of any experiment: run, experiment, item_file (the log it came from: items, closed_book, ...),
+                item_id (the sample's id), cluster (the experiment's independent unit), model, axes (JSON of the
+                experiment's own axes: depth, length, k, task, ...), prompt (the exact prompt sent), reply,
+                verdict and verdict_p (the judged column and its probability), string_match, judge_vs_match
+                ("agree" / "disagree" where both exist), label (the maintainer's label, where one is filed),
+                judge_vs_label, unscored (why an item has no score), highlight (text the prompt marks: the gold)
+    <experiment>__<item_file>
+                the same items with every column of the experiment's own rows (every score, its probability and
+                reason), beside the common columns above: what the explorer facets by axis
+    summaries   each run's summary.csv row, with `items`: the address of the items behind that cell
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from .. import paths
+from ..experiments import discover, find
+from ..scoring.labels import LABELS, label_key, read_label_file
+
+DATABASE = "lab"  # the name the explorer serves the file under: /lab/<table>
+COMMON = ["run", "experiment", "item_file", "item_id", "cluster", "model", "axes", "prompt", "reply", "verdict",
+          "verdict_p", "string_match", "judge_vs_match", "label", "judge_vs_label", "unscored", "highlight"]
+REPLY_COLUMNS = ("response", "answer", "reply", "output", "generated")
+GOLD_COLUMNS = ("gold", "reference", "needle", "answer_gold", "expected")
+ERROR_COLUMNS = ("error", "judge_error", "score_error", "skipped")
+NOT_AXES = {"qa_id", "question", "gold", "response", "prompt_sha256", "fingerprint", "error", "judge_error"}
+
+
+def store_path() -> Path:
+    """Where the store lives: results/lab.sqlite beside the run folders it is built from."""
+    return paths.RESULTS / "lab.sqlite"
+
+
+def _jsonl(path: Path) -> list[dict]:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except ValueError:  # a line cut by a killed run: the runner repairs it on resume; skip it here
+            continue
+    return rows
+
+
+def _prompt_text(prompt) -> str:
+    if isinstance(prompt, list):  # chat messages
+        return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}" for m in prompt)
+    return "" if prompt is None else str(prompt)
+
+
+def _samples_by_key(path: Path) -> dict[tuple, dict]:
+    """A run's samples by their key fields' values (what each item row carries too)."""
+    if not path.exists():
+        return {}
+    return {tuple(sorted((k, json.dumps(v)) for k, v in s.get("key", {}).items())): s for s in _jsonl(path)}
+
+
+def _sample_of(row: dict, samples: dict[tuple, dict], key_fields: list[str]) -> dict | None:
+    return samples.get(tuple(sorted((k, json.dumps(row.get(k))) for k in key_fields)))
+
+
+def _labels(name: str) -> pd.Series | None:
+    path = LABELS / f"{name}.csv"
+    return read_label_file(path) if path.exists() else None
+
+
+def _agree(a, b) -> str | None:
+    if a is None or b is None or (isinstance(a, float) and a != a) or (isinstance(b, float) and b != b):
+        return None
+    return "agree" if bool(a) == bool(b) else "disagree"
+
+
+def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
+    """One run's items of one log (`items.jsonl`, `closed_book.jsonl`, ...), each with the common columns first."""
+    experiment = find(manifest.get("experiment", folder.parent.name))
+    series = experiment.series if experiment else None
+    parameters = manifest.get("parameters", {})
+    samples = _samples_by_key(item_file.with_suffix(".samples.jsonl"))
+    key_fields = [k for k, _ in next(iter(samples))] if samples else []
+    value = series.value if series else None
+    cluster = series.cluster if series and series.cluster else "qa_id"
+    axes = list(dict.fromkeys([*(series.split if series else ()), *([series.x] if series and series.x else [])]))
+    labels = _labels(series.labels[0]) if series and series.labels else None
+    out = []
+    for i, row in enumerate(_jsonl(item_file)):
+        sample = _sample_of(row, samples, key_fields) if key_fields else None
+        reply = next((row[c] for c in REPLY_COLUMNS if c in row), None)
+        label = None
+        if labels is not None:
+            fields = [row.get(f, row.get("gold") if f == "reference" else None) for f in series.labels[1]]
+            if all(f is not None for f in fields):
+                label = labels.get(label_key(*fields))
+        verdict = row.get(value) if value else None
+        row_axes = {a: row.get(a) for a in [*axes, *key_fields] if a in row and a not in NOT_AXES}
+        common = {
+            "run": f"{folder.parent.name}/{folder.name}", "experiment": folder.parent.name,
+            "item_file": item_file.stem, "item_id": (sample or {}).get("id") or f"{item_file.stem}:{i}",
+            "cluster": None if row.get(cluster) is None else str(row.get(cluster)),
+            "model": row.get("model") or parameters.get("model"), "axes": json.dumps(row_axes, default=str),
+            "prompt": _prompt_text((sample or {}).get("input")), "reply": None if reply is None else str(reply),
+            "verdict": verdict, "verdict_p": row.get(f"{value}_p") if value else None,
+            "string_match": row.get("string_match"), "judge_vs_match": _agree(verdict, row.get("string_match")),
+            "label": None if label is None else int(label), "judge_vs_label": _agree(verdict, label),
+            "unscored": next((str(row[c]) for c in ERROR_COLUMNS if row.get(c)), None)
+                        or (None if verdict is not None or not value else f"no {value}"),
+            "highlight": next((str(row[c]) for c in GOLD_COLUMNS if isinstance(row.get(c), str)), None)}
+        out.append(common | {k: v for k, v in row.items() if k not in common})
+    return out
+
+
+def _summary_rows(folder: Path, axis_names: set[str]) -> list[dict]:
+    """summary.csv's rows, each with the address of its items (filtered on the item axes the row names)."""
+    path = folder / "summary.csv"
+    if not path.exists():
+        return []
+    try:
+        table = pd.read_csv(path)
+    except (ValueError, pd.errors.ParserError):
+        return []
+    experiment, run = folder.parent.name, f"{folder.parent.name}/{folder.name}"
+    items = _table_name(experiment, "items")
+    out = []
+    for record in table.to_dict("records"):
+        shown = {k: v for k, v in record.items() if not (isinstance(v, float) and v != v)}
+        axes = {k: v for k, v in shown.items() if k in axis_names}
+        link = f"/{DATABASE}/{items}?" + urlencode({"run": run, **{k: _plain(v) for k, v in axes.items()}})
+        out.append({"run": run, "experiment": experiment, "row": json.dumps(shown, default=str), "items": link})
+    return out
+
+
+def _plain(value):
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _table_name(experiment: str, item_file: str) -> str:
+    return f"{experiment}__{item_file}"
+
+
+def _run_row(folder: Path, manifest: dict, n_items: int) -> dict:
+    parameters = manifest.get("parameters", {})
+    return {"run": f"{folder.parent.name}/{folder.name}", "experiment": folder.parent.name, "run_name": folder.name,
+            "status": manifest.get("status"), "model": parameters.get("model"),
+            "judge": parameters.get("judge_model") or None, "started": manifest.get("started"),
+            "finished": manifest.get("finished"), "items": n_items}
+
+
+def run_folders(results: Path | None = None) -> list[Path]:
+    """Every run folder (results/<experiment>/<run>/ holding a manifest)."""
+    return sorted(p.parent for p in (results or paths.RESULTS).glob("*/*/manifest.json"))
+
+
+def build(target: Path | None = None, results: Path | None = None) -> Path:
+    """Write the store from the run folders (to a temporary file, then moved into place: a reader never sees half
+    of it). Returns its path."""
+    discover()
+    target = target or store_path()
+    runs, every, by_table, summaries = [], [], {}, []
+    for folder in run_folders(results):
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        n, axis_names = 0, set()
+        for item_file in sorted(folder.glob("*.jsonl")):
+            if item_file.name.endswith(".samples.jsonl") or item_file.stem == "result_items" \
+                    or not item_file.with_suffix(".samples.jsonl").exists():
+                continue
+            rows = item_rows(folder, item_file, manifest)
+            n += len(rows)
+            by_table.setdefault(_table_name(folder.parent.name, item_file.stem), []).extend(rows)
+            every.extend({c: r[c] for c in COMMON} for r in rows)
+            axis_names |= {a for r in rows for a in json.loads(r["axes"])}
+        runs.append(_run_row(folder, manifest, n))
+        summaries.extend(_summary_rows(folder, axis_names))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.{os.getpid()}")
+    partial.unlink(missing_ok=True)
+    with sqlite3.connect(partial) as db:
+        _write(db, "runs", pd.DataFrame(runs, columns=list(_run_row(Path("a/b"), {}, 0))))
+        _write(db, "items", pd.DataFrame(every, columns=COMMON))
+        _write(db, "summaries", pd.DataFrame(summaries, columns=["run", "experiment", "row", "items"]))
+        for name, rows in sorted(by_table.items()):
+            _write(db, name, pd.DataFrame(rows))
+    os.replace(partial, target)
+    return target
+
+
+def _write(db: sqlite3.Connection, name: str, table: pd.DataFrame) -> None:
+    """A table as SQLite holds it: lists and dicts as JSON text, booleans as 0/1."""
+    for column in table.columns:
+        if table[column].map(lambda v: isinstance(v, (list, dict))).any():
+            table[column] = table[column].map(lambda v: json.dumps(v, default=str) if isinstance(v, (list, dict))
+                                              else v)
+    table.to_sql(name, db, index=False, if_exists="replace")

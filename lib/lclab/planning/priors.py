@@ -1,0 +1,31 @@
+"""What a plan declares before any run of an experiment has measured it.
+
+A reply's length is the model's to choose: its budget is only a ceiling (a one-line answer under a 384-token
+budget is priced seven times too long at the budget). A stage whose number of calls depends on an earlier reply
+(a check per extracted claim, a score per extracted fact) cannot be counted before that reply exists. For both,
+the plan reads a declared prior until a run of the experiment with the same model has measured the real figure
+(`lclab.planning.stages`), and says which it used in the stage's name.
+
+The priors are the means measured by this machine's cold default run (0.5B answering, 1.5B judging; printed by
+`benchmarks/reply_sizes.py`), rounded up: a prior for a model or endpoint that writes longer replies is still
+replaced by its first run's measurement.
+"""
+
+from __future__ import annotations
+
+# Expected completion tokens of one reply, by gateway stage; an (experiment, stage) entry overrides the stage's.
+REPLY_TOKENS: dict = {}
+
+# Expected fan-out: how many things one earlier reply yields, by name.
+COUNTS = {"claims per text": 3, "facts per list": 5}
+
+
+def expected_reply(experiment: str, stage: str) -> float | None:
+    """The declared tokens of one reply of `stage` in `experiment`, or None where nothing is declared."""
+    value = REPLY_TOKENS.get((experiment, stage), REPLY_TOKENS.get(stage))
+    return None if value is None else float(value)
+
+
+def expected_count(name: str) -> float:
+    """The declared fan-out `name` (see COUNTS)."""
+    return float(COUNTS[name])
