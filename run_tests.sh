@@ -15,4 +15,7 @@ if ! scripts/build_llama_server.sh --built; then
   export LCLAB_LLAMA_SERVER_BUILD=$(cat "$SERVER_LOG.pid") LCLAB_LLAMA_SERVER_LOG=$SERVER_LOG
   trap 'kill -- -"$LCLAB_LLAMA_SERVER_BUILD" 2>/dev/null || true' EXIT
 fi
+# Debian's Chromium for the explorer's browser tests installs beside the quick tests (they wait for it).
+browser=$(scripts/browser.sh --background)
+[ -n "$browser" ] && export LCLAB_BROWSER_INSTALL=$browser
 .venv/bin/python -m pytest "$@"

@@ -124,6 +124,7 @@ def test_context_vs_rag_smoke_run_compares_both_methods_on_the_same_sets(outputs
     abstention = pd.read_csv(out / "abstention.csv").set_index("method")
     assert abstention["unanswerable_units"].eq(1).all() and abstention["answerable_units"].eq(2).all()
     assert (outputs / "figures" / "context_vs_rag_smoke_frontier.png").stat().st_size > 10_000
+    assert_rescores_without_a_call(out)  # no wall-clock column in the rows: a replay writes the same files
 
 
 def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
@@ -156,6 +157,7 @@ def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
     assert set(cards["kind"]) == {"answer_correct", "rag_relevance", "rag_faithfulness", "claim_support"}
     assert (cards["n_texts"] == 8).all() and cards["self_judged"].all()
     assert (outputs / "figures" / "rag_validation_smoke.png").stat().st_size > 10_000
+    assert_rescores_without_a_call(out)  # claims that failed replay their failure, not a call
 
 
 def test_pg_discrete_smoke_run_scores_labelled_points_with_both_scorers(outputs):

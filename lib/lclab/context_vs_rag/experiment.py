@@ -27,13 +27,13 @@ def plan(notebook: str, p: dict) -> list[dict]:
     plan) and their judges; unanswerable sets answered but never judged; the embedding stage; the closed-book
     arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again."""
     model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
-    judging = (judge_requests(p.get("self_consistency", 0)), JUDGE_MAX_TOKENS)
+    judging = (judge_requests(p["self_consistency"]), JUDGE_MAX_TOKENS)
     _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     count, text = budget_counters(model)
-    share = p.get("unanswerable_share", 0.0)
+    share = p["unanswerable_share"]
     sets = build_sets(qa, pool, p["context_tokens"], p["noise_levels"], p["seed"], count, text, share)
     if_absent = IF_ABSENT if share else ""
-    samples = prepare(sets, p["top_k"], p.get("frontier_k", []), p.get("self_route", False), if_absent)
+    samples = prepare(sets, p["top_k"], p["frontier_k"], p["self_route"], if_absent)
     long = [s for s in samples if s["method"] == "long_context"]
     rows = answers_and_judges(notebook, EXPERIMENT, model, judge, [s for s in long if s["answerable"]],
                               p["max_answer_tokens"], *judging)
@@ -64,7 +64,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     # every set's chunks and its question, embedded for RAG
     rows.append(planned_embeddings(notebook, p["embedder"], [c.text for cs in chunks.values() for c in cs]
                                    + [s.question for s in sets]))
-    if p.get("closed_book"):  # the run's own closed-book samples: exact prompts, a judge call each
+    if p["closed_book"]:  # the run's own closed-book samples: exact prompts, a judge call each
         closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa),
                                     p["max_answer_tokens"], *judging, stage="closed-book answer")
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]

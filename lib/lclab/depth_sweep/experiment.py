@@ -24,16 +24,16 @@ def plan(notebook: str, p: dict) -> list[dict]:
     count, text = budget_counters(model)
     # Similar distractors would need the embedder (a model) to choose: their prompts are planned as random ones.
     trials = build_trials(qa, pool, p["context_tokens"], p["depths"], p["seed"], count, text,
-                          p.get("haystack", "per_pair")) * len(p.get("distractors", ["random"]))
-    judging = (judge_requests(p.get("self_consistency", 0)), JUDGE_MAX_TOKENS)
+                          p["haystack"]) * len(p["distractors"])
+    judging = (judge_requests(p["self_consistency"]), JUDGE_MAX_TOKENS)
     rows = answers_and_judges(notebook, EXPERIMENT, model, judge, as_samples(trials), p["max_answer_tokens"],
                               *judging, reuse_prefix=one_at_a_time_local(model, p))
-    for k in (k for k in p.get("needles", [1]) if k > 1):  # the run's own multi-needle samples, exact prompts
+    for k in (k for k in p["needles"] if k > 1):  # the run's own multi-needle samples, exact prompts
         needled = needle_trials(qa, pool, [k], p["context_tokens"], p["seed"], count, text)
         rows.append(planned_replies(notebook, EXPERIMENT, "multi-needle answer", model, [s.input for s in needled],
                                     p["max_answer_tokens"] * k))
         rows[-1] = named(rows[-1], f"answer, {k} needles")
-    if p.get("closed_book"):  # the run's own closed-book samples: exact prompts, a judge call each
+    if p["closed_book"]:  # the run's own closed-book samples: exact prompts, a judge call each
         closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa),
                                     p["max_answer_tokens"], *judging, stage="closed-book answer")
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]

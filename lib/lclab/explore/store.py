@@ -29,7 +29,8 @@ import pandas as pd
 
 from .. import paths
 from ..experiments import discover, find
-from ..scoring.labels import LABELS, label_key, read_label_file
+from ..scoring import labels as label_files
+from ..scoring.labels import label_key, read_label_file
 
 DATABASE = "lab"  # the name the explorer serves the file under: /lab/<table>
 COMMON = ["run", "experiment", "item_file", "item_id", "cluster", "model", "axes", "prompt", "reply", "verdict",
@@ -73,7 +74,7 @@ def _sample_of(row: dict, samples: dict[tuple, dict], key_fields: list[str]) -> 
 
 
 def _labels(name: str) -> pd.Series | None:
-    path = LABELS / f"{name}.csv"
+    path = label_files.LABELS / f"{name}.csv"
     return read_label_file(path) if path.exists() else None
 
 

@@ -17,7 +17,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     pair priced at the generation's measured size, or its budget)."""
     pool = passages(load_corpus(p["corpus"]), p["passage_chars"])
     chosen = sample_passages(pool, p["n_passages"], p["min_passage_chars"], p["seed"])
-    rows, _ = planned_generation(notebook, EXPERIMENT, p["model"], chosen, p.get("low_overlap", False))
+    rows, _ = planned_generation(notebook, EXPERIMENT, p["model"], chosen, p["low_overlap"])
     return [named(rows[0], f"qa_generation, {drawn_from(chosen)}"), *rows[1:]]
 
 

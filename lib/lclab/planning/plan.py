@@ -249,7 +249,19 @@ def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
 
     p = defaults | params
     experiment = for_notebook(notebook)
-    return experiment.plan(notebook, p) if experiment and experiment.plan else []
+    rows = experiment.plan(notebook, p) if experiment and experiment.plan else []
+    return [*rows, start_row(notebook, rows)] if rows else rows
+
+
+def start_row(notebook: str, rows: list[dict]) -> dict:
+    """The time a notebook spends outside its calls: the kernel's start and imports, and loading each model it
+    will call (lclab.planning.priors: declared, from this machine's cold default run)."""
+    from .priors import LOAD_SECONDS, NOTEBOOK_START_SECONDS
+
+    loaded = sorted({r["model"] for r in rows if r["calls"] > r["cached"] and r["model"]})
+    seconds = NOTEBOOK_START_SECONDS + sum(LOAD_SECONDS.get(m, 0.0) for m in loaded)
+    return {"notebook": notebook, "stage": "start (kernel, imports, model loads; declared)", "model": "",
+            "calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": seconds, "cost_usd": 0.0}
 
 
 def plan_table(rows: list[dict]) -> pd.DataFrame:

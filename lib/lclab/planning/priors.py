@@ -16,6 +16,11 @@ from __future__ import annotations
 # Expected completion tokens of one reply, by gateway stage; an (experiment, stage) entry overrides the stage's.
 REPLY_TOKENS: dict = {}
 
+# Seconds a notebook spends outside its model calls: the kernel's start and imports (papermill, pandas, torch
+# where retrieval is imported), and each model's load the first time it is called.
+NOTEBOOK_START_SECONDS = 15.0
+LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0, "local/all-MiniLM-L6-v2": 8.0}
+
 # Expected fan-out: how many things one earlier reply yields, by name.
 COUNTS = {"claims per text": 3, "facts per list": 5}
 

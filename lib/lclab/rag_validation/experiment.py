@@ -32,12 +32,12 @@ def plan(notebook: str, p: dict) -> list[dict]:
     embedding model not run for a plan), each question as written or generated (else at the generation's size),
     each answer at its measured size (else its budget)."""
     model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
-    samples = 1 + p.get("self_consistency", 0)
+    samples = 1 + p["self_consistency"]
     multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
     multi = multi[multi["validated"].str.strip().str.lower() == "yes"]
     multi = multi.head(p["n_multi"]) if p["n_multi"] else multi
     chunks = indexed_chunks(Chunker(p["chunk_tokens"], "tokens").split(load_corpus(p["corpus"]).documents),
-                            multi["chunk_ids"].str.split(";"), p.get("n_documents", 0), p["seed"])
+                            multi["chunk_ids"].str.split(";"), p["n_documents"], p["seed"])
     chosen = sample_passages([Document(c.chunk_id, c.text, c.doc_id) for c in chunks], p["n_single"], 400, p["seed"])
     rows, pairs = planned_generation(notebook, EXPERIMENT, model, chosen)
     # what each answer and judge prompt holds besides its template: {field: tokens}
@@ -57,10 +57,10 @@ def plan(notebook: str, p: dict) -> list[dict]:
         verdict, said = reply_tokens(EXPERIMENT, stage, judge, JUDGE_MAX_TOKENS)
         rows.append(estimated(notebook, stage, judge, [template_prompt_tokens(judge, template, s) for s in slots]
                               * samples, verdict, said))
-    if p.get("claim_metrics", True):
+    if p["claim_metrics"]:
         rows += planned_claims(notebook, judge, tokens, answer, passages / p["answer_k"], p["answer_k"])
     kinds = ("answer_correct", "rag_relevance", "rag_faithfulness") + (
-        ("claim_support",) if p.get("claim_metrics", True) else ())
+        ("claim_support",) if p["claim_metrics"] else ())
     rows += [planned_card(notebook, EXPERIMENT, judge, kind, p["card_texts"]) for kind in kinds]
     # the corpus indexed, every question searched with
     rows.insert(0, planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(multi["question"]),

@@ -4,14 +4,17 @@ the texts the judge read (white space aside)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+from pathlib import Path
 
 import pandas as pd
 
 from ..paths import DATA
 from ..text.hand_tables import read_hand_table
 
-LABELS = DATA / "judge_labels"
+# The maintainer's label files; LCLAB_LABEL_DIR points a session (a test, a trial labelling) elsewhere.
+LABELS = Path(os.environ.get("LCLAB_LABEL_DIR") or DATA / "judge_labels")
 
 
 def label_key(*texts: str) -> str:

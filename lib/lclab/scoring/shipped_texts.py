@@ -30,8 +30,10 @@ from ..prompts import render
 from .baselines import content_overlap
 from .entailment import claim_prompt, p_claim_supported
 from .judges import JUDGE_MAX_TOKENS, judge_correct, judge_faithfulness, judge_relevance
-from .labels import LABELS, label_key
+from .labels import label_key
 from .score import Score
+
+SHIPPED = DATA / "judge_labels"  # the texts the repo ships, whatever label folder a session writes to
 
 NLI_EVAL = DATA / "nli_eval"
 # Which text of an NLI item a direction's hypotheses are checked against.
@@ -54,7 +56,7 @@ def _label_file(name: str, fields: tuple[str, ...]) -> Callable[[], pd.DataFrame
     def texts() -> pd.DataFrame:
         from ..text.hand_tables import read_hand_table
 
-        table = read_hand_table(LABELS / f"{name}.csv", ("key", "label", *fields), "judge label file")
+        table = read_hand_table(SHIPPED / f"{name}.csv", ("key", "label", *fields), "judge label file")
         table = table[table["label"].str.strip().isin(["0", "1"])]
         return table.assign(label=table["label"].astype(int), cluster=table["question"].map(label_key))[
             ["key", "label", "cluster", *fields]].reset_index(drop=True)

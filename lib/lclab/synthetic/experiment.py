@@ -14,10 +14,10 @@ from .run import EXPERIMENT, build_samples, closed_book_samples
 def plan(notebook: str, p: dict) -> list[dict]:
     """Every sample's exact prompt (built as the run builds it), looked up in the cache; no judge."""
     lengths, _ = within_window(p["model"], p["context_tokens"], p["max_answer_tokens"],
-                               p.get("beyond_window", "refuse"))
+                               p["beyond_window"])
     samples = build_samples(p["model"], p["tasks"], lengths, p["depths"], p["n_samples"], p["seed"], p["corpus"],
-                            p["value_kinds"], p["qa_path"], workers=p.get("max_workers", 1), progress=False,
-                            unanswerable_share=p.get("unanswerable_share", 0.0))
+                            p["value_kinds"], p["qa_path"], workers=p["max_workers"], progress=False,
+                            unanswerable_share=p["unanswerable_share"])
     beyond = [n for n in p["context_tokens"] if n not in lengths]
     unanswerable = sum(not s["answerable"] for s in samples)
     stage = ("answer (no judge)" + (f"; {unanswerable} of them unanswerable" if unanswerable else "")
@@ -25,7 +25,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     rows = [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples],
                             p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))]
     rows[0] = named(rows[0], stage)
-    if p.get("closed_book"):  # the run's own closed-book samples: one question per haystack, no text
+    if p["closed_book"]:  # the run's own closed-book samples: one question per haystack, no text
         closed = closed_book_samples(p["model"], p["tasks"], p["n_samples"], p["seed"], p["corpus"],
                                      p["value_kinds"], p["qa_path"])
         rows.append(named(planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in closed],

@@ -1,0 +1,192 @@
+"""The explorer and the labelling desk, in a real browser (Debian's Chromium driven by Playwright), against a real
+01 run on the 0.5B: filters change the item count, an item page shows its exact prompt with the gold marked, a
+summary cell opens its items, ten labels typed on the keyboard land in the label file under the right keys and
+the rescored run's reliability card reads them. And the server: loopback only, no file outside what it serves,
+no credential on any page."""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pandas as pd
+import pytest
+from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
+
+from conftest import free_port
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+BUSY_PROCESSES = 2
+CANARY = "sk-canary-explorer-4f1c9e"
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium: ./run_tests.sh installs it beside the quick tests (scripts/browser.sh); wait for that."""
+    pid_file = os.environ.get("LCLAB_BROWSER_INSTALL")
+    deadline = time.time() + 900
+    while pid_file and Path(pid_file).exists() and time.time() < deadline:
+        try:
+            os.kill(int(Path(pid_file).read_text()), 0)
+        except (ProcessLookupError, ValueError):
+            break
+        time.sleep(2)
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.skip("no Chromium, and none could be installed here (scripts/browser.sh; .venv/browser-install.log)")
+    return found
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, card_store, embedding_cache):
+    """A finished 01 run (4 QA pairs at 3 depths: 12 judged answers) and its explorer, served on loopback."""
+    out = tmp_path_factory.mktemp("explore")
+    labels = out / "labels"
+    labels.mkdir()
+    env = {"LCLAB_OUTPUT_DIR": str(out), "LCLAB_CACHE_DIR": str(out / "llm"), "LCLAB_CARD_DIR": str(card_store),
+           "LCLAB_EMBEDDING_CACHE_DIR": str(embedding_cache), "LCLAB_LABEL_DIR": str(labels)}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        nb = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
+        params = parameters_for(nb, load_profile("smoke")) | {"n_qa": 4, "closed_book": False}
+        execute(nb, params, out / "executed" / nb.name)
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "lclab.explore", "--port", str(port)],
+                              env=os.environ | env | {"OPENAI_API_KEY": CANARY}, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    while time.perf_counter() - started < 120:
+        try:
+            if httpx.get(f"{base}/lab", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            if server.poll() is not None:
+                pytest.fail(f"the explorer did not start:\n{server.stdout.read()}")
+            time.sleep(0.5)
+    yield {"base": base, "out": out, "labels": labels, "run": out / "results" / "depth_sweep" / "smoke", "env": env}
+    server.terminate()
+    server.wait(timeout=30)
+
+
+def test_the_store_holds_every_item_with_its_prompt_reply_axes_and_scores(lab):
+    with sqlite3.connect(lab["out"] / "results" / "lab.sqlite") as db:
+        items = pd.read_sql("select * from depth_sweep__items", db)
+        summaries = pd.read_sql("select * from summaries", db)
+    logged = pd.read_json(lab["run"] / "items.jsonl", lines=True)
+    assert len(items) == len(logged) == 12
+    assert items["prompt"].str.contains("Answer the question").all()  # the exact prompt each item sent
+    assert set(items["depth"]) == {0, 50, 100} and items["cluster"].nunique() == 4
+    assert (items["reply"] == logged["response"]).all()
+    assert items["verdict_p"].between(0, 1).all()  # the judge's probability beside its verdict
+    assert set(items["judge_vs_match"].dropna()) <= {"agree", "disagree"}
+    assert summaries["items"].str.contains("depth=50").any()
+
+
+def test_filters_an_item_page_and_a_summary_cell_in_a_real_browser(lab, chromium):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(f"{lab['base']}/lab/depth_sweep__items")
+        assert "12 rows" in page.locator("h3").first.inner_text()
+        page.click("#facet-depth a:has-text('50')")
+        assert "4 rows" in page.locator("h3").first.inner_text()  # a facet narrows the items
+
+        page.goto(f"{lab['base']}/lab/summaries")  # a summary number -> the items behind it, one click
+        page.click("a[href*='depth=50']")
+        assert "4 rows" in page.locator("h3").first.inner_text() and "depth" in page.url
+
+        page.goto(f"{lab['base']}/lab/depth_sweep__items/1")
+        prompt = page.locator(".lclab-prompt").first
+        assert "Answer the question" in prompt.inner_text()
+        gold = pd.read_json(lab["run"] / "items.jsonl", lines=True)["gold"]
+        assert page.locator(".lclab-prompt mark").count() >= 1  # the gold answer marked where the prompt holds it
+        assert page.locator(".lclab-prompt mark").first.inner_text().lower() in {g.lower() for g in gold}
+        browser.close()
+
+
+def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_them(lab, chromium, monkeypatch):
+    from lclab.runs.rescore import rescore
+    from lclab.scoring import labels as label_files
+    from lclab.scoring.labelling import sheet
+    from playwright.sync_api import sync_playwright
+
+    desk = f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=answer_correct&n=12"
+    typed = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(desk)
+        for i in range(10):
+            key = page.locator("#item").get_attribute("data-key")
+            assert "judge" not in page.locator("#item").inner_text().lower()  # blind: no verdict on the page
+            if i == 3:
+                page.keyboard.press("n")
+                page.keyboard.type("short but right")
+                page.keyboard.press("Escape")
+            label = "1" if i % 3 else "0"
+            page.keyboard.press(label)
+            page.wait_for_url("**/-/desk?**")
+            typed.append((key, int(label)))
+        assert "10 of" in page.locator("#progress").inner_text()
+        browser.close()
+    written = pd.read_csv(lab["labels"] / "answer_correct.csv", dtype={"key": str})
+    assert list(zip(written["key"], written["label"])) == typed
+    assert written.loc[3, "note"] == "short but right"
+    monkeypatch.setattr(label_files, "LABELS", lab["labels"])
+    expected = sheet("answer_correct", lab["run"], include_labelled=True).set_index("key")
+    assert set(written["key"]) <= set(expected.index)  # filed under the texts' own keys
+
+    for k, v in lab["env"].items():
+        monkeypatch.setenv(k, v)
+    assert rescore(lab["run"])["calls"] == 0
+    card = pd.read_csv(lab["run"] / "reliability.csv")
+    assert (card["n_labelled"] == 10).any()
+
+
+def test_the_server_answers_only_loopback_serves_no_other_file_and_shows_no_credential(lab):
+    base = lab["base"]
+    assert httpx.get(f"{base}/lab", headers={"Host": "attacker.example"}).status_code == 403
+    for path in ("/../../../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/-/static/..%2f..%2f..%2fetc%2fpasswd",
+                 "/-/static-plugins/lclab-explore/..%2f..%2fstore.py", "/lab/..%2f..%2fmanifest.json"):
+        got = httpx.get(base + path)
+        assert "root:" not in got.text and "def build" not in got.text, path
+    assert httpx.get(f"{base}/-/desk?run=../../etc&kind=answer_correct").status_code == 400
+    for path in ("/", "/lab", "/lab/items.json?_shape=array", "/-/versions", "/-/settings", "/-/metadata",
+                 "/-/plugins", "/-/desk", "/-/desk?run=depth_sweep/smoke&kind=answer_correct"):
+        assert CANARY not in httpx.get(base + path).text, path
+    from lclab.explore.server import loopback_only
+
+    seen = []
+
+    async def app(scope, receive, send):
+        seen.append(scope)
+
+    async def send(message):
+        seen.append(message)
+
+    import asyncio
+
+    asyncio.run(loopback_only(app)({"type": "http", "client": ("10.1.2.3", 5000), "headers": [(b"host", b"127.0.0.1")]},
+                                   None, send))
+    assert seen[0]["status"] == 403
+
+
+def test_the_store_is_rebuilt_from_the_run_folders_alone(lab, tmp_path):
+    from lclab.explore.store import build
+
+    again = build(tmp_path / "copy.sqlite", lab["out"] / "results")
+    with sqlite3.connect(again) as db, sqlite3.connect(lab["out"] / "results" / "lab.sqlite") as first:
+        assert db.execute("select count(*) from items").fetchone() == first.execute(
+            "select count(*) from items").fetchone()
+    assert Path(lab["run"] / "items.jsonl").exists()  # the run folder is still the record
