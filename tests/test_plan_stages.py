@@ -84,3 +84,15 @@ def test_a_run_files_only_registered_experiments_and_a_folder_registers_under_it
     namespace = {"__name__": "lclab.nli.experiment", "register": register, "Experiment": Experiment}
     with pytest.raises(RegistrationError, match="name it 'nli'"):
         exec("register(Experiment(name='nli_eval', notebook='05_nli_answer_eval'))", namespace)
+
+
+def test_a_fan_out_is_the_declared_prior_until_a_run_measured_it():
+    from lclab.planning.priors import COUNTS
+    from lclab.planning.stages import fan_out
+
+    assert fan_out("depth_sweep", "claims per text", "claim check", "claims", MODEL, 3) == (
+        COUNTS["claims per text"], "claims per text declared")
+    # two extractions, 24 checks of 3 premises each: 4 claims a text
+    earlier_run("a", {"model": MODEL}, {"claims": (2, 0, 400, 80), "claim check": (20, 4, 4_000, 24)})
+    per_text, source = fan_out("depth_sweep", "claims per text", "claim check", "claims", MODEL, 3)
+    assert per_text == 4.0 and source == "claims per text measured in 1 run"
