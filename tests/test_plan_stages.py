@@ -1,5 +1,5 @@
 """Later stages in a plan: prompts that quote what an earlier stage writes are priced by their own template
-(counted) with stand-in slots, replies at the declared budget until a run of the experiment has measured them."""
+(counted) with stand-in slots, replies at their declared size until a run of the experiment has measured them."""
 
 import ast
 import json
@@ -25,8 +25,12 @@ def earlier_run(name: str, parameters: dict, stages: dict[str, tuple[int, int, i
     pd.DataFrame(rows).to_csv(folder / "accounting_log.csv", index=False)
 
 
-def test_replies_are_priced_at_the_budget_until_a_run_measured_them():
-    assert reply_tokens("depth_sweep", "answer", MODEL, 64) == (64.0, "budget")
+def test_replies_are_priced_at_the_declared_size_until_a_run_measured_them():
+    from lclab.planning.priors import REPLY_TOKENS
+
+    assert reply_tokens("depth_sweep", "answer", MODEL, 64) == (float(REPLY_TOKENS["answer"]), "declared")
+    assert reply_tokens("depth_sweep", "answer", MODEL, 4) == (4.0, "declared")  # the budget is the ceiling
+    assert reply_tokens("depth_sweep", "a stage nobody declared", MODEL, 64) == (64.0, "budget")
     earlier_run("a", {"model": MODEL, "judge_model": "local/qwen2.5-coder-1.5b"},
                 {"answer": (10, 0, 5_000, 120), "judge": (10, 0, 1_500, 80)})
     earlier_run("b", {"model": MODEL}, {"answer": (0, 10, 0, 80)})  # a warm rerun: its replies from the cache
@@ -50,15 +54,17 @@ def test_a_template_with_a_stand_in_slot_counts_as_the_filled_prompt():
 
 
 def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
+    from lclab.planning.priors import REPLY_TOKENS
+
     known = {"question": "When does the crossing open?", "gold_answer": "At dawn."}
     exact = render("judge_correct", answer="At dawn.", **known)
     got = planned_judges("nb", "depth_sweep", "judge", MODEL, "judge_correct", ("answer",),
                          [Judged(known, {"answer": "At dawn."}), Judged(known)], "answer", MODEL, 64,
                          [{"response_format": "json"}], 32)
-    priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": 64}, **known)
+    priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": REPLY_TOKENS["answer"]}, **known)
     assert got["calls"] == 2 and got["cached"] == 0
     assert got["prompt_tokens"] == round(count_prompt_tokens(MODEL, exact) + priced)
-    assert "estimated" in got["stage"] and got["completion_tokens"] == 64  # two verdicts at the 32-token budget
+    assert "estimated" in got["stage"] and got["completion_tokens"] == 2 * REPLY_TOKENS["judge"]  # declared size
 
 
 def test_no_experiment_plans_with_token_arithmetic_of_its_own():

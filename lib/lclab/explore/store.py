@@ -4,7 +4,7 @@ SQL tool can read. It is a copy, never the only one: the run folders stay the re
 
 Tables (one row per ...):
 
-    runs        run (experiment/run_name), experiment, run_name, status, model, judge, started, finished, items
+    runs        run (experiment/run_name), experiment, run_name, status, model, judge, started, ended, items
     items       item of any experiment: run, experiment, item_file (the log it came from: items, closed_book, ...),
                 item_id (the sample's id), cluster (the experiment's independent unit), model, axes (JSON of the
                 experiment's own axes: depth, length, k, task, ...), prompt (the exact prompt sent), reply,
@@ -155,7 +155,7 @@ def _run_row(folder: Path, manifest: dict, n_items: int) -> dict:
     return {"run": f"{folder.parent.name}/{folder.name}", "experiment": folder.parent.name, "run_name": folder.name,
             "status": manifest.get("status"), "model": parameters.get("model"),
             "judge": parameters.get("judge_model") or None, "started": manifest.get("started"),
-            "finished": manifest.get("finished"), "items": n_items}
+            "ended": manifest.get("ended"), "items": n_items}
 
 
 def run_folders(results: Path | None = None) -> list[Path]:

@@ -14,7 +14,11 @@ replaced by its first run's measurement.
 from __future__ import annotations
 
 # Expected completion tokens of one reply, by gateway stage; an (experiment, stage) entry overrides the stage's.
-REPLY_TOKENS: dict = {}
+REPLY_TOKENS: dict = {
+    "answer": 15, "closed-book answer": 18, "multi-needle answer": 30,  # a short answer, "a few words"
+    "judge": 8, "judge card": 8, "judge_relevance": 8, "judge_faithfulness": 8, "qa_validation": 8,  # JSON verdicts
+    "qa_generation": 50, "nli": 29, "pronouns": 27, "refusal": 12, "generate": 105, "facts": 268,
+}
 
 # Seconds a notebook spends outside its model calls: the kernel's start and imports (papermill, pandas, torch
 # where retrieval is imported), and each model's load the first time it is called.

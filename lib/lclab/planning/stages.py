@@ -4,10 +4,12 @@
 Such a prompt is still built the way the run builds it: its own template, filled with everything known before
 the run (the question, the reference, the passage), the unknown slots left empty and counted by the model's
 tokenizer like any first-stage prompt. What fills those slots is priced from a size the experiment declares
-(k chunks of `chunk_tokens`; an answer of at most `max_answer_tokens`), and a reply from its completion budget.
-Where earlier runs of the experiment exist, what they measured replaces the budget: the mean completion tokens
-per call of that gateway stage and model (`measured`), read from their accounting logs. So no experiment
-carries token arithmetic of its own: templates are counted, budgets are declared, and runs correct both.
+(k chunks of `chunk_tokens`; an answer at its expected size), and a reply at the expected size declared for its
+gateway stage (lclab.planning.priors; the budget only where none is declared, and never above it). Where earlier
+runs of the experiment exist, what they measured replaces the prior: the mean completion tokens per call of that
+gateway stage and model (`measured`), read from their accounting logs, and the calls per earlier reply of a
+stage whose count the earlier replies decide (`fan_out`: claims per text, facts per list). So no experiment
+carries token arithmetic of its own: templates are counted, sizes are declared, and runs correct both.
 """
 
 from __future__ import annotations

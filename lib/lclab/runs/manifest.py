@@ -10,6 +10,7 @@ not (`lclab.compare`), and any item's prompt rebuilt (`rebuild_prompt`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import importlib.metadata
@@ -127,8 +128,14 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
         "notebook": notebook_run(),  # the notebook and the parameters it was given, when run_all.sh ran it
         "samples": sorted(p.name for p in Path(directory).glob("*.samples.jsonl")),  # every trial, before it ran
     }
-    (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False, default=str))
+    (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False,
+                                                              default=_as_json))
     return manifest
+
+
+def _as_json(value):
+    """A parameter value JSON has no type for: a dataclass (the chosen judge) as its fields, else its text."""
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) else str(value)
 
 
 NOTEBOOK_ENV = "LCLAB_NOTEBOOK_RUN"
