@@ -29,9 +29,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def screenshots(base: str, pages: dict[str, str], folder: Path) -> None:
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    folder.mkdir(parents=True, exist_ok=True)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for name, address in pages.items():
+            if name in ("items list", "summaries"):
+                continue
+            page.goto(base + address)
+            out = folder / f"explore_{name.split(',')[0].replace(' ', '_').replace('__', '_')}{'_faceted' * (',' in name)}.png"
+            page.screenshot(path=str(out))
+            print(f"screenshot: {out}")
+        browser.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--screenshots", help="also save PNGs of the items list, an item page and the desk here "
+                                              "(Debian's Chromium driven by Playwright)")
     args = parser.parse_args()
     from lclab.explore.store import build
 
@@ -68,6 +90,8 @@ def main() -> int:
                 got = httpx.get(base + page, timeout=60)
                 times.append(time.perf_counter() - t)
             print(f"{name:32s} {statistics.median(times) * 1000:7.0f} ms  (HTTP {got.status_code}, {len(got.content):,} bytes)")
+        if args.screenshots:
+            screenshots(base, pages, Path(args.screenshots))
     finally:
         server.terminate()
         server.wait(timeout=30)

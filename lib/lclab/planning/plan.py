@@ -259,7 +259,7 @@ def start_row(notebook: str, rows: list[dict]) -> dict:
     will call (lclab.planning.priors: declared, from this machine's cold default run)."""
     from .priors import LOAD_SECONDS, NOTEBOOK_START_SECONDS
 
-    loaded = sorted({r["model"] for r in rows if r["calls"] > r["cached"] and r["model"]})
+    loaded = sorted({r["model"] for r in rows if r.get("calls", 0) > r.get("cached", 0) and r.get("model")})
     seconds = NOTEBOOK_START_SECONDS + sum(LOAD_SECONDS.get(m, 0.0) for m in loaded)
     return {"notebook": notebook, "stage": "start (kernel, imports, model loads; declared)", "model": "",
             "calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": seconds, "cost_usd": 0.0}
