@@ -116,15 +116,17 @@ def register_routes():
     return [(r"^/-/desk$", desk_page), (r"^/-/desk/label$", desk_label)]
 
 
-def metadata(tables: dict[str, list[str]]) -> dict:
-    """Datasette's metadata for the store: titles, and the facets each table opens with."""
+def metadata(tables: dict[str, tuple[list[str], list[str]]]) -> dict:
+    """Datasette's metadata for the store: titles, and the facets each table opens with (`tables`: each table's
+    columns and axes)."""
     described = {"runs": "every run folder", "items": "every item of every run (the common columns)",
                  "summaries": "each summary.csv row; `items` opens the items behind it"}
     common = ["experiment", "model", "judge_vs_match", "judge_vs_label", "label"]
     out = {}
-    for name, axes in tables.items():
-        facets = [c for c in [*(["run"] if name != "runs" else []), *common, *axes] if c]
-        out[name] = {"description": described.get(name, f"{name.replace('__', ': ')} items, every column"),
+    for name, (columns, axes) in tables.items():
+        facets = [c for c in [*(["run"] if name != "runs" else []), *common, *axes] if c in columns]
+        experiment, _, log = name.partition("__")
+        out[name] = {"description": described.get(name, f"{experiment}: the items of its {log} log, every column"),
                      "facets": list(dict.fromkeys(facets)), "size": 50}
     return {"title": "lclab results", "description_html": (
         'Every run\'s items. <a href="/-/desk">Labelling desk</a> · '
@@ -132,15 +134,15 @@ def metadata(tables: dict[str, list[str]]) -> dict:
         "databases": {"lab": {"tables": out}}}
 
 
-def table_axes(db_file: Path) -> dict[str, list[str]]:
-    """Each table of the store and the axes its items carry (what it facets by)."""
+def table_axes(db_file: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """Each table of the store: its columns, and the axes its items carry (what it facets by)."""
     import sqlite3
 
     with sqlite3.connect(db_file) as db:
         names = [n for (n,) in db.execute("select name from sqlite_master where type='table'")]
-        out = {}
+        out, columns_of = {}, {}
         for name in names:
-            columns = [c[1] for c in db.execute(f'pragma table_info("{name}")')]
+            columns = columns_of[name] = [c[1] for c in db.execute(f'pragma table_info("{name}")')]
             axes = set()
             if "axes" in columns:
                 for (text,) in db.execute(f'select distinct axes from "{name}" limit 200'):
@@ -148,4 +150,4 @@ def table_axes(db_file: Path) -> dict[str, list[str]]:
             out[name] = [a for a in sorted(axes) if a in columns] if name != "items" else []
             if name not in ("runs", "items", "summaries"):
                 out[name] += [c for c in ("item_file", "unscored") if c in columns]
-    return {n: [a for a in v if a != "model"] for n, v in out.items()}
+    return {n: (columns_of[n], [a for a in v if a != "model"]) for n, v in out.items()}

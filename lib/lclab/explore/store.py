@@ -57,8 +57,11 @@ def _jsonl(path: Path) -> list[dict]:
 
 
 def _prompt_text(prompt) -> str:
-    if isinstance(prompt, list):  # chat messages
-        return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}" for m in prompt)
+    if isinstance(prompt, list):  # chat messages (or several prompts of one item)
+        return "\n\n".join(f"[{m.get('role', '?')}]\n{m.get('content', '')}" if isinstance(m, dict)
+                           else _prompt_text(m) for m in prompt)
+    if isinstance(prompt, dict):
+        return json.dumps(prompt, ensure_ascii=False, indent=1)
     return "" if prompt is None else str(prompt)
 
 
@@ -95,8 +98,12 @@ def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
     cluster = series.cluster if series and series.cluster else "qa_id"
     axes = list(dict.fromkeys([*(series.split if series else ()), *([series.x] if series and series.x else [])]))
     labels = _labels(series.labels[0]) if series and series.labels else None
+    rows = _jsonl(item_file)
+    if key_fields:  # an item redone (a resumed or rescored run) is appended again: its last row is the one
+        latest = {tuple(json.dumps(r.get(k)) for k in key_fields): r for r in rows}
+        rows = list(latest.values())
     out = []
-    for i, row in enumerate(_jsonl(item_file)):
+    for i, row in enumerate(rows):
         sample = _sample_of(row, samples, key_fields) if key_fields else None
         reply = next((row[c] for c in REPLY_COLUMNS if c in row), None)
         label = None
