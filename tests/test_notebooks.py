@@ -55,17 +55,22 @@ def planned_calls(nb, params) -> dict:
 def assert_plan_counted_the_run(planned: dict, outputs) -> None:
     """Every stage the plan counted has the run's calls (made or read from the cache), exactly; fan-out stages
     within a factor of two of the declared prior, reported."""
-    made: dict = {}
+    made: dict = {}  # (stage, model) -> [calls made, calls answered from the cache]
     for path in (outputs / "results").glob("*/*/accounting.csv"):
         table = pd.read_csv(path)
-        for r in table[~table["stage"].isin(["total", "embed", "judge card"])].itertuples():
+        for r in table[~table["stage"].isin(["total", "embed", "judge card", "index", "search"])].itertuples():
             for model in str(r.model).split(", "):
-                made[(r.stage, model)] = made.get((r.stage, model), 0) + r.calls + r.cache_hits
-    exact = {k: v for k, v in planned.items() if k[0] not in FAN_OUT}
-    assert {k: made.get(k, 0) for k in exact} == exact, f"planned {planned}, ran {made}"
+                got = made.setdefault((r.stage, model), [0, 0])
+                got[0], got[1] = got[0] + r.calls, got[1] + r.cache_hits
+    # A request the run repeats (the same prompt asked again: Self-Route's fallback, a second variant's pronouns)
+    # is one call and a cache hit; a plan may count it once or each time it is asked.
     for key, n in planned.items():
-        if key[0] in FAN_OUT and key in made:
-            assert n / 2 <= made[key] <= 2 * n, f"{key}: planned {n}, ran {made[key]}"
+        calls, hits = made.get(key, [0, 0])
+        if key[0] in FAN_OUT:
+            assert n / 2 <= calls + hits <= 2 * n, f"{key}: planned {n}, ran {calls} (+{hits} repeated)"
+        else:
+            assert calls <= n <= calls + hits, f"{key}: planned {n}, ran {calls} (+{hits} repeated); all: {made}"
+    assert not [k for k, (c, _) in made.items() if c and k not in planned], f"unplanned stages: {made}"
 
 
 def assert_rescores_without_a_call(out):

@@ -153,7 +153,7 @@ def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, pr
         todo_prompt, todo_sq = prompt * share, _equal_lengths(prompt, calls) * share
     else:  # a reused prefix is not read again: only tokens after it cost, at their positions' price
         todo_prompt, todo_sq = sum(n - kept for n, kept in todo), sum(n * n - kept * kept for n, kept in todo)
-    return {"notebook": notebook, "stage": stage, "gateway_stage": stage.split(" (")[0], "model": model,
+    return {"notebook": notebook, "stage": stage, "gateway_stage": stage.split(" (")[0].split(",")[0], "model": model,
             "calls": calls, "cached": cached_calls,
             "prompt_tokens": round(prompt), "completion_tokens": round(completion),
             "seconds": seconds_for(model, todo_prompt, completion * share, to_make, todo_sq),

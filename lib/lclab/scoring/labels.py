@@ -36,8 +36,12 @@ def read_label_file(path, what: str = "judge label file") -> pd.Series:
 
 
 def load_labels(name: str) -> pd.Series:
-    """data/judge_labels/<name>.csv as {key: 0/1} (`read_label_file`)."""
-    return read_label_file(LABELS / f"{name}.csv")
+    """data/judge_labels/<name>.csv as {key: 0/1} (`read_label_file`); no labels where a label folder of one's own
+    (LCLAB_LABEL_DIR) has no file for `name` yet."""
+    path = LABELS / f"{name}.csv"
+    if not path.exists() and LABELS != DATA / "judge_labels":
+        return pd.Series(dtype=int, name="label")
+    return read_label_file(path)
 
 
 def labels_for(keys: pd.Series, name: str) -> pd.Series:
