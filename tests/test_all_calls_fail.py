@@ -21,7 +21,8 @@ BUGS = ("KeyError", "TypeError", "AttributeError", "IndexError", "NameError", "V
 
 
 def test_every_experiment_ends_a_run_whose_calls_all_fail_with_its_status_and_first_error(tmp_path,
-                                                                                         shared_embeddings):
+                                                                                         shared_embeddings,
+                                                                                         shared_cards):
     # 08 compares finished runs and calls no model; every other registered experiment is run. The notebooks are
     # split between two runs at once, each in its own output folder (a folder takes one run at a time): a
     # notebook here is mostly a kernel starting and imports, one core's work, and the machine has two.

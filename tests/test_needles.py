@@ -13,8 +13,9 @@ from lclab.text.corpus import corpus_dir
 
 pytestmark = [pytest.mark.model]
 SMALL = "local/qwen2.5-coder-0.5b"
+# 8 card texts (the smoke profile's), read once per session from the shared card store: not what these test
 SWEEP = dict(model=SMALL, judge_model=SMALL, corpus="paul_graham", qa_path="data/pg_qa/qa.csv", seed=0,
-             max_workers=1, max_answer_tokens=12)
+             max_workers=1, max_answer_tokens=12, card_texts=8)
 
 
 def test_a_shared_haystack_is_one_set_of_distractors_for_every_pair_ordered_for_prefix_reuse():
@@ -44,7 +45,7 @@ def few_essays(tmp_path):
     return str(folder), str(tmp_path / "qa.csv")
 
 
-def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_essays):
+def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_essays, shared_cards):
     corpus, qa_path = few_essays
     result = run_depth_sweep(**{**SWEEP, "corpus": corpus, "qa_path": qa_path}, n_qa=1, context_tokens=[600],
                              depths=[50], run_name="similar", distractors=["random", "similar"])
@@ -58,7 +59,7 @@ def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_ess
     assert all(t.similarity > mean_similarity(t.question, pool, DEFAULT_EMBEDDER) + 0.1 for t in similar)
 
 
-def test_several_needles_at_spread_depths_score_the_fraction_found():
+def test_several_needles_at_spread_depths_score_the_fraction_found(shared_cards):
     result = run_depth_sweep(**SWEEP, n_qa=2, context_tokens=[700], depths=[0], run_name="needles", needles=[1, 2])
     table = result.tables["needles"]
     assert table["needles"].tolist() == [2] and table["groups"].tolist() == [1]
