@@ -16,6 +16,7 @@ from markupsafe import Markup
 from .. import paths
 from ..scoring.labelling import KINDS
 from .desk import Desk
+from .store import run_folders
 
 KEEP = 300  # characters shown around each marked passage, and at either end of a folded prompt
 FOLD_AT = 1_500  # prompts longer than this are folded
@@ -67,9 +68,8 @@ def render_cell(row, value, column, table):
 
 def _run_folder(run: str) -> Path:
     """The folder of a run the store lists ("experiment/run_name"), never a path the request makes up."""
-    experiment, _, name = run.partition("/")
-    known = {f"{p.parent.name}/{p.name}": p for p in paths.RESULTS.glob("*/*") if (p / "manifest.json").exists()}
-    if run not in known or not experiment or not name:
+    known = {f"{p.parent.name}/{p.name}": p for p in run_folders()}
+    if run not in known:
         raise KeyError(f"no run {run!r}")
     return known[run]
 

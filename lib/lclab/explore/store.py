@@ -29,6 +29,7 @@ import pandas as pd
 
 from .. import paths
 from ..experiments import discover, find
+from ..runs.folders import ItemLog
 from ..scoring import labels as label_files
 from ..scoring.labels import label_key, read_label_file
 
@@ -47,13 +48,8 @@ def store_path() -> Path:
 
 
 def _jsonl(path: Path) -> list[dict]:
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:  # a line cut by a killed run: the runner repairs it on resume; skip it here
-            continue
-    return rows
+    """A JSONL log's rows as the runner reads them (a line cut by a killed run skipped: the runner redoes it)."""
+    return ItemLog(path, ()).rows()
 
 
 def _prompt_text(prompt) -> str:
