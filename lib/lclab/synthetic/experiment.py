@@ -8,6 +8,7 @@ from ..models import within_window
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import named, planned_replies
 from .parameters import Parameters
+from .ruler import expand
 from .run import EXPERIMENT, build_samples, closed_book_samples
 
 
@@ -17,14 +18,19 @@ def plan(notebook: str, p: dict) -> list[dict]:
                                p["beyond_window"])
     samples = build_samples(p["model"], p["tasks"], lengths, p["depths"], p["n_samples"], p["seed"], p["corpus"],
                             p["value_kinds"], p["qa_path"], workers=p["max_workers"], progress=False,
-                            unanswerable_share=p["unanswerable_share"])
+                            unanswerable_share=p["unanswerable_share"], multi_qa_path=p["multi_qa_path"])
     beyond = [n for n in p["context_tokens"] if n not in lengths]
     unanswerable = sum(not s["answerable"] for s in samples)
     stage = ("answer (no judge)" + (f"; {unanswerable} of them unanswerable" if unanswerable else "")
              + (f"; {beyond} left out: beyond the window" if beyond else ""))
-    rows = [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples],
-                            p["max_answer_tokens"], reuse_prefix=one_at_a_time_local(p["model"], p))]
-    rows[0] = named(rows[0], stage)
+    # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens): one row per budget.
+    budgets = sorted({s.metadata.get("max_tokens", p["max_answer_tokens"]) for s in samples},
+                     key=lambda b: b != p["max_answer_tokens"])
+    rows = [named(planned_replies(notebook, EXPERIMENT, "answer", p["model"],
+                                  [s.input for s in samples if s.metadata.get("max_tokens", p["max_answer_tokens"]) == b],
+                                  b, reuse_prefix=one_at_a_time_local(p["model"], p)),
+                  stage if j == 0 else f"answer, RULER's {b}-token budget (no judge)")
+            for j, b in enumerate(budgets)] if samples else []
     if p["closed_book"]:  # the run's own closed-book samples: one question per haystack, no text
         closed = closed_book_samples(p["model"], p["tasks"], p["n_samples"], p["seed"], p["corpus"],
                                      p["value_kinds"], p["qa_path"])
@@ -35,9 +41,9 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 def design(p: dict) -> Design:
     """The primary comparison: the longest length minus the shortest, paired by haystack."""
-    lengths = sorted(p["context_tokens"])
-    per_task = f"{p['n_samples']} per task x {len(p['tasks'])} tasks, pooled over tasks"
-    return Design(units=p["n_samples"] * len(p["tasks"]), unit=f"haystacks ({per_task})",
+    lengths, tasks = sorted(p["context_tokens"]), expand(p["tasks"])
+    per_task = f"{p['n_samples']} per task x {len(tasks)} tasks, pooled over tasks"
+    return Design(units=p["n_samples"] * len(tasks), unit=f"haystacks ({per_task})",
                   items_per_unit=len(lengths) * len(p["depths"]),
                   comparison=f"{lengths[-1]:,} − {lengths[0]:,} tokens", contrast=("context_tokens", lengths[-1],
                                                                                     lengths[0]))
@@ -46,7 +52,7 @@ def design(p: dict) -> Design:
 EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, parameters=Parameters, design=design,
     comparable=("tasks", "context_tokens", "depths", "n_samples", "seed", "corpus", "value_kinds", "qa_path",
-                "max_answer_tokens"),
+                "multi_qa_path", "max_answer_tokens"),
     series=Series(key=("sample_id",), value="score", x="context_tokens", x_label="context length (tokens)",
                   value_label="score (share of the asked values found)",
                   binary=False, cluster="cluster", unit="haystacks"),

@@ -15,8 +15,12 @@ class Parameters:
         ["needle_single", "needle_multikey", "needle_multivalue", "needle_multiquery", "variables", "common_words",
          "frequent_words", "qa"],
         "(one of: needle_single, needle_multikey, needle_multivalue, needle_multiquery, variables, "
-        "common_words, frequent_words, qa, association, association_literal) tasks to run; association: "
-        "needles tied to the question without a shared word (NoLiMa's style), association_literal its control")
+        "common_words, frequent_words, qa, association, association_literal, ruler, niah_single_1, niah_single_2, "
+        "niah_single_3, niah_multikey_1, niah_multikey_2, niah_multikey_3, niah_multivalue, niah_multiquery, vt, "
+        "cwe, fwe, qa_1_pg, qa_2_pg) tasks to run: the lab's own, or RULER's as RULER defines them (`ruler`: all "
+        "thirteen, qa_1_pg and qa_2_pg standing in for SQuAD and HotpotQA; lclab/synthetic/ruler.py); "
+        "association: needles tied to the question without a shared word (NoLiMa's style), association_literal "
+        "its control")
     context_tokens: list = param([500, 1000, 2000], "(tokens) prompt budgets, in the answering model's tokens")
     depths: list = param([0, 50, 100], "(0 to 100) where the needle asked for sits, % of the way through the haystack")
     n_samples: int = param(
@@ -27,8 +31,11 @@ class Parameters:
     value_kinds: list = param(
         ["numbers", "uuids", "words"],
         "(one of: numbers, uuids, words) needle values, taken in turn per haystack")
-    qa_path: str = param("data/pg_qa/qa.csv", "reviewed QA pairs for the qa task (rows marked yes)")
-    max_answer_tokens: int = param(64, "(at least 1) room for several values or ten words")
+    qa_path: str = param("data/pg_qa/qa.csv", "reviewed QA pairs for the qa and qa_1_pg tasks (rows marked yes)")
+    multi_qa_path: str = param("data/multi_chunk_qa/qa.csv",
+                               "reviewed multi-chunk questions for qa_2_pg (three gold chunks each, rows marked yes)")
+    max_answer_tokens: int = param(
+        64, "(at least 1) room for several values or ten words (RULER's tasks use RULER's own: 128, 30, 120, 50, 32)")
     beyond_window: str = param(
         "refuse",
         "(one of: refuse, skip) lengths the model's window cannot hold: stop naming them, or leave them out and say so")

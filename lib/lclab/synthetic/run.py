@@ -23,6 +23,8 @@ from ..scoring.refusal import refusal_cue
 from ..stats.abstention import abstention_table, unanswerable_count
 from ..text.context import ABSENT_REPLY
 from .associations import association_sample
+from .ruler import RULER_TASKS, available, expand, ruler_sample
+from .ruler_tables import ruler_average, with_value_kind
 from .tasks import (
     ABSTAIN_TASKS,
     ASSOCIATION_TASKS,
@@ -46,17 +48,20 @@ IF_ABSENT = f' If the text does not answer it, reply "{ABSENT_REPLY}".'
 
 def build_samples(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1,
-                  progress: bool = True, unanswerable_share: float = 0.0) -> list[Sample]:
+                  progress: bool = True, unanswerable_share: float = 0.0,
+                  multi_qa_path: str = "data/multi_chunk_qa/qa.csv") -> list[Sample]:
     """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered:
     one haystack at a time, so prompts sharing a prefix follow each other (or go out together when several are
     in flight to a server with a prefix cache). `workers` haystacks are built at once: a served model's token
     counts are round trips."""
-    unknown = sorted(set(tasks) - set(TASKS))
+    tasks = expand(tasks)
+    unknown = sorted(set(tasks) - set(TASKS) - set(RULER_TASKS))
     if unknown:
-        raise ValueError(f"unknown task(s) {unknown}; known: {list(TASKS)}")
+        raise ValueError(f"unknown task(s) {unknown}; known: {[*TASKS, 'ruler', *RULER_TASKS]}")
     count, _ = budget_counters(model)
     pairs = load_validated(corpus, qa_path, n_samples) if "qa" in tasks else None
-    per_task = {t: n_samples if t != "qa" else min(n_samples, len(pairs[2])) for t in tasks}
+    per_task = {t: min(n_samples, len(pairs[2]) if t == "qa" else available(t, corpus, qa_path, multi_qa_path))
+                for t in tasks}
     # (task, index, answerable): the unanswerable haystacks come after the answerable ones, indices of their own
     haystacks = [(task, i, True) for task in tasks for i in range(per_task[task])]
     haystacks += [(task, per_task[task] + j, False) for task in tasks if task in ABSTAIN_TASKS
@@ -65,6 +70,9 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
 
     def one_haystack(haystack: tuple[str, int, bool]) -> list[Sample]:
         task, i, answerable = haystack
+        if task in RULER_TASKS:  # no depth axis: its needles sit at depths drawn per haystack, as RULER draws them
+            return [ruler_sample(task, i, budget, corpus, seed, count, qa_path, multi_qa_path)
+                    for budget in sorted(context_tokens)]
         samples = [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
                         if_absent=if_absent if task in ABSTAIN_TASKS else "", answerable=answerable)
                    for budget in sorted(context_tokens) for depth in ([None] if task in WITHOUT_DEPTH else depths)]
@@ -82,9 +90,10 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
 def closed_book_samples(model: str, tasks: list[str], n_samples: int, seed: int, corpus: str, value_kinds: list[str],
                         qa_path: str) -> list[Sample]:
     """One sample per haystack of every task with something to find in its text: its question with no text at all
-    (LongBench v2's --no_context). Word tasks are left out: their text is the task."""
+    (LongBench v2's --no_context). Word tasks are left out: their text is the task; so are RULER's (it has no
+    closed-book arm)."""
     count, _ = budget_counters(model)
-    with_text = [t for t in tasks if t not in WITHOUT_DEPTH]
+    with_text = [t for t in expand(tasks) if t not in WITHOUT_DEPTH and t not in RULER_TASKS]
     pairs = load_validated(corpus, qa_path, n_samples) if "qa" in with_text else None
     return [_one(task, i, 0, 0, model, count, seed, corpus, value_kinds, pairs, closed_book=True)
             for task in with_text for i in range(n_samples if task != "qa" else min(n_samples, len(pairs[2])))]
@@ -113,7 +122,7 @@ def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
 def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, max_answer_tokens: int,
                   max_workers: int, run_name: str, beyond_window: str = "refuse", closed_book: bool = False,
-                  unanswerable_share: float = 0.0) -> Result:
+                  unanswerable_share: float = 0.0, multi_qa_path: str = "data/multi_chunk_qa/qa.csv") -> Result:
     """Run (or resume) the synthetic tasks: one row per sample, scored without a judge; with `closed_book`, every
     haystack's question asked with no text as well (closed_book.jsonl), and the reading gain per task; with
     `unanswerable_share`, haystacks whose asked needles are left out, scored by the refusal rule (`abstention`)."""
@@ -121,10 +130,12 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
         # Refused (or narrowed) before any work: lengths the model's window cannot hold.
         context_tokens, left_out = within_window(model, context_tokens, max_answer_tokens, beyond_window)
         samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path,
-                                workers=max_workers, unanswerable_share=unanswerable_share)
+                                workers=max_workers, unanswerable_share=unanswerable_share,
+                                multi_qa_path=multi_qa_path)
+        budget = lambda s: s.metadata.get("max_tokens", max_answer_tokens)  # noqa: E731  RULER's, per task
 
         def answer(s: Sample, row: dict) -> dict:
-            reply = complete(model, s.input, stage="answer", max_tokens=max_answer_tokens)
+            reply = complete(model, s.input, stage="answer", max_tokens=budget(s))
             out = {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"]).value}
             if unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
                 out["abstained"] = refusal_cue(reply.text) if reply.text is not None else None
@@ -132,17 +143,18 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
 
         def answered(trials: list[Sample], log: str) -> pd.DataFrame:
             return run.trials(
-                trials, log=run.log(KEY, log), key=lambda s: (s.id, fingerprint(model, max_answer_tokens, s.input)),
+                trials, log=run.log(KEY, log), key=lambda s: (s.id, fingerprint(model, budget(s), s.input)),
                 describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": model},
                 steps=[Step("answer", answer, max_workers)])
 
         every = answered(samples, "items.jsonl")
-        # The score tables read the answerable haystacks; the unanswerable ones are read by `abstention` alone.
-        items = every[every["answerable"].astype(bool)] if "answerable" in every else every
-        closed = answered(closed_book_samples(model, tasks, n_samples, seed, corpus, value_kinds, qa_path),
-                          "closed_book.jsonl") if closed_book else None
+        # The score tables read the answerable haystacks (the unanswerable ones are read by `abstention` alone),
+        # one row per task and value kind: a needle task's kinds are never pooled.
+        items = with_value_kind(every[every["answerable"].astype(bool)] if "answerable" in every else every)
+        closed = with_value_kind(answered(closed_book_samples(model, tasks, n_samples, seed, corpus, value_kinds,
+                                                              qa_path), "closed_book.jsonl")) if closed_book else None
         by_length, lengths = summarize(items, ["task", "context_tokens"]), effective_lengths(items)
-        notes = [f"{len(samples)} samples from {len(tasks)} tasks x {n_samples} haystacks; " + run.resume_note(),
+        notes = [f"{len(samples)} samples from {len(expand(tasks))} tasks x {n_samples} haystacks; " + run.resume_note(),
                  f"lengths counted in the {tokenizer_name(model)}, chat template included"]
         notes += [r.note for r in lengths.itertuples()] + ([left_out] if left_out else [])
         overall = cluster_mean_ci(items["score"], items["cluster"]) if "score" in items else {}
@@ -152,22 +164,26 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
             notes.append(f"unanswerable: {int((~every['answerable'].astype(bool)).sum())} samples from haystacks "
                          "with the asked needles left out; abstention on them beside the answer rate on the "
                          "answerable ones in `abstention` (combined: the mean of accuracy and abstention)")
-        closed_tables = {}
-        if closed is not None:
-            gain = reading_gain(items, closed)
-            known = known_haystacks(closed)
-            closed_tables = {"closed_book": closed, "reading_gain": gain,
-                             "by_length_not_known": summarize(items[~items["cluster"].isin(known)],
-                                                              ["task", "context_tokens"])}
-            notes.append(f"closed book: {len(known)} of {len(closed)} haystacks answered in full with no text "
-                         "(flagged; by_length_not_known leaves them out)")
+        closed_tables = closed_book_tables(items, closed, notes) if closed is not None else {}
+        ruler = ruler_average(items)
+        notes += [ruler["ruler"]["note"].iloc[0]] if ruler else []
         extra = {**closed_tables, **({"abstention": abstaining} if abstaining is not None else {}),
-                 **association_tables(items)}
+                 **association_tables(items), **ruler}
         return run.result(summarize(items, ["task", "context_tokens", "depth"]), items=every, notes=notes,
                           tables={"by_length": by_length, "by_task": summarize(items, ["task"]),
                                   "effective_length": lengths, **extra},
                           headline=headline("mean score, every task", overall.get("mean"), overall.get("lo"),
                                             overall.get("hi")))
+
+
+def closed_book_tables(items: pd.DataFrame, closed: pd.DataFrame, notes: list[str]) -> dict[str, pd.DataFrame]:
+    """The closed-book answers, the reading gain per task, and the scores by length without the haystacks the
+    model answered in full with no text (named in `notes`)."""
+    known = known_haystacks(closed)
+    notes.append(f"closed book: {len(known)} of {len(closed)} haystacks answered in full with no text "
+                 "(flagged; by_length_not_known leaves them out)")
+    return {"closed_book": closed, "reading_gain": reading_gain(items, closed),
+            "by_length_not_known": summarize(items[~items["cluster"].isin(known)], ["task", "context_tokens"])}
 
 
 def summarize(items: pd.DataFrame, by: list[str]) -> pd.DataFrame:

