@@ -84,7 +84,11 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         built = list(tqdm(pool.map(one_haystack, haystacks), total=len(haystacks), desc="building samples",
                           disable=not progress))  # a plan prints its table and nothing else
-    return [s for samples in built for s in samples]
+    flat = [s for samples in built for s in samples]
+    # RULER's haystacks of a task begin alike (the essays' or the noise's first sentences): in text order over all
+    # its haystacks, each prompt follows the one it shares the longest prefix with, across haystacks too.
+    ruler = sorted((s for s in flat if s["task"] in RULER_TASKS), key=lambda s: (tasks.index(s["task"]), s.input))
+    return [s for s in flat if s["task"] not in RULER_TASKS] + ruler
 
 
 def closed_book_samples(model: str, tasks: list[str], n_samples: int, seed: int, corpus: str, value_kinds: list[str],
