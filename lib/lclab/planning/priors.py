@@ -18,6 +18,7 @@ REPLY_TOKENS: dict = {
     "answer": 15, "closed-book answer": 18, "multi-needle answer": 30,  # a short answer, "a few words"
     "judge": 8, "judge card": 8, "judge_relevance": 8, "judge_faithfulness": 8, "qa_validation": 8,  # JSON verdicts
     "qa_generation": 50, "nli": 29, "pronouns": 27, "refusal": 12, "generate": 105, "facts": 268,
+    "rag_ifeval answer": 20,  # 492 tokens over 26 answers in the cold default run of 2026-11-26 (its first)
 }
 
 # Seconds a notebook spends outside its model calls: the kernel's start and imports (papermill, pandas, torch
