@@ -6,7 +6,7 @@ import dataclasses
 import nbformat
 import pytest
 from lclab.experiments import experiments
-from lclab.runs.declared import as_inspected, cell_text, param
+from lclab.runs.declared import as_inspected, call_text, cell_text, param, with_call
 from lclab.runs.notebooks import NOTEBOOKS, declared_parameters
 
 DECLARED = [e for e in experiments() if e.parameters is not None]
@@ -23,6 +23,37 @@ def test_the_notebook_cell_is_the_declaration_written_out(experiment):
     assert cell.source == cell_text(experiment.parameters), (
         f"{experiment.notebook_stem}'s parameters cell differs from {experiment.parameters.__module__}: change the "
         "declaration, then run .venv/bin/python -m lclab.runs.declared --write")
+
+
+@pytest.mark.parametrize("experiment", DECLARED, ids=lambda e: e.name)
+def test_the_call_cell_passes_every_declared_parameter_by_name_and_the_run_function_takes_each(experiment):
+    import ast
+    import importlib
+    import inspect
+
+    nb = nbformat.read(NOTEBOOKS / f"{experiment.notebook_stem}.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "\nresult = " in c.source)
+    assert cell.source == with_call(cell.source, experiment.parameters), (
+        f"{experiment.notebook_stem}'s call cell differs from its declaration: run "
+        ".venv/bin/python -m lclab.runs.declared --write")
+    imported = next(n for n in ast.parse(cell.source).body if isinstance(n, ast.ImportFrom))
+    call = next(n.value for n in ast.parse(cell.source).body if isinstance(n, ast.Assign))
+    function = getattr(importlib.import_module(imported.module), call.func.id)
+    takes = inspect.signature(function).parameters
+    assert [k.arg for k in call.keywords] == [f.name for f in dataclasses.fields(experiment.parameters)]
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in takes.values()):  # 07 passes its options on
+        assert all(k.arg in takes for k in call.keywords), [k.arg for k in call.keywords if k.arg not in takes]
+
+
+def test_the_call_is_wrapped_under_its_bracket():
+    @dataclasses.dataclass
+    class Toy:
+        alpha_parameter: int = param(1, "a")
+        beta_parameter: int = param(2, "b")
+        gamma: int = param(3, "c")
+
+    assert call_text("run_toy", Toy, width=60) == ("result = run_toy(alpha_parameter=alpha_parameter,\n"
+                                                   "                 beta_parameter=beta_parameter, gamma=gamma)")
 
 
 @pytest.mark.parametrize("experiment", DECLARED, ids=lambda e: e.name)

@@ -6,8 +6,9 @@ default and the help its notebook shows, the rule first in brackets as `lclab.ru
         model: str = param("local/qwen2.5-coder-0.5b", "(model) answering model")
         n_items: int = param(20, "(at least 1) questions")
 
-From it: the notebook's parameters cell (`cell_text`, written by `python -m lclab.runs.declared --write`, and
-checked by tests/test_parameters_declared.py), the parameter checks and the plan (`runs.notebooks.
+From it: the notebook's parameters cell (`cell_text`) and the call of its run function (`with_call`: every
+parameter by name), both written by `python -m lclab.runs.declared --write` and checked by
+tests/test_parameters_declared.py; the parameter checks and the plan (`runs.notebooks.
 declared_parameters` reads the declaration of a registered experiment before the notebook).
 """
 
@@ -59,6 +60,34 @@ def cell_text(declaration: type) -> str:
     return "\n".join(f"{name} = {source(default)}  # {help}" for name, default, help in fields(declaration))
 
 
+def call_text(function: str, declaration: type, width: int = 118) -> str:
+    """The notebook's call of its run function: `result = function(name=name, ...)`, every declared parameter by
+    name in declaration order, wrapped at `width` under the opening bracket."""
+    head, args, lines = f"result = {function}(", [f"{name}={name}" for name, _, _ in fields(declaration)], []
+    line = head
+    for i, arg in enumerate(args):
+        piece = arg + ("," if i < len(args) - 1 else ")")
+        if len(line) + len(piece) > width and line.strip() not in ("", head.strip()):
+            lines.append(line.rstrip())
+            line = " " * len(head)
+        line += piece + (" " if i < len(args) - 1 else "")
+    return "\n".join([*lines, line])
+
+
+def with_call(cell_source: str, declaration: type) -> str:
+    """A notebook's call cell with its `result = run_...(...)` statement written from the declaration (the
+    import above it and whatever follows it kept)."""
+    import ast
+
+    for node in ast.parse(cell_source).body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and [getattr(t, "id", None) for t in node.targets] == ["result"]):
+            lines = cell_source.split("\n")
+            call = call_text(ast.unparse(node.value.func), declaration)
+            return "\n".join([*lines[:node.lineno - 1], call, *lines[node.end_lineno:]])
+    raise ValueError("the notebook has no `result = run_...(...)` cell to write")
+
+
 def as_inspected(declaration: type) -> dict[str, dict]:
     """The declaration in the shape papermill's inspect_notebook gives (default as source text, help)."""
     return {name: {"name": name, "default": source(default), "help": help, "inferred_type_name": "None"}
@@ -82,8 +111,10 @@ def write_cells() -> list[str]:
         path = REPO / "notebooks" / f"{experiment.notebook_stem}.ipynb"
         nb = nbformat.read(path, as_version=4)
         cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
-        if cell.source != cell_text(experiment.parameters):
-            cell.source = cell_text(experiment.parameters)
+        call = next(c for c in nb.cells if c.cell_type == "code" and "\nresult = " in c.source)
+        written = cell_text(experiment.parameters), with_call(call.source, experiment.parameters)
+        if (cell.source, call.source) != written:
+            cell.source, call.source = written
             nbformat.write(nb, path)
             changed.append(path.name)
     return changed
@@ -91,7 +122,7 @@ def write_cells() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--write", action="store_true", help="write the notebooks' parameters cells")
+    parser.add_argument("--write", action="store_true", help="write the notebooks' parameters and call cells")
     args = parser.parse_args(argv)
     if args.write:
         print("written: " + (", ".join(write_cells()) or "none (every cell matches its declaration)"))
