@@ -140,7 +140,8 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
 
         def answer(s: Sample, row: dict) -> dict:
             reply = complete(model, s.input, stage="answer", max_tokens=budget(s))
-            out = {**answer_columns(reply), "score": score(reply.text, s.target, s["metric"]).value}
+            # the Score whole: its value, what it found, and why a sample went unscored (never a silent 0)
+            out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
             if unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
                 out["abstained"] = refusal_cue(reply.text) if reply.text is not None else None
             return out
