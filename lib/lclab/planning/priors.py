@@ -27,7 +27,8 @@ NOTEBOOK_START_SECONDS = 10.0  # notebook wall minus its run's wall, 00-05 of th
 LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0, "local/all-MiniLM-L6-v2": 8.0}
 
 # Expected fan-out: how many things one earlier reply yields, by name.
-COUNTS = {"claims per text": 3, "facts per list": 5}
+# Facts per list: 42 fact scores from 14 contexts in both cold default runs of 2026-11-26 (3.0; 5 was declared).
+COUNTS = {"claims per text": 3, "facts per list": 3}
 
 
 def expected_reply(experiment: str, stage: str) -> float | None:
