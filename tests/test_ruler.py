@@ -11,7 +11,7 @@ import tiktoken
 from conftest import SMALL_MODEL
 from lclab.models import count_prompt_tokens
 from lclab.synthetic import build_samples, score
-from lclab.synthetic.ruler import NOISE, RULER_TASKS, expand, ruler_sample
+from lclab.synthetic.ruler import NOISE, PREFIX_ROOM, RULER_TASKS, expand, ruler_sample
 from lclab.synthetic.ruler_tables import ruler_average, with_value_kind
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
@@ -36,12 +36,13 @@ def test_ruler_stands_for_its_thirteen_tasks_in_rulers_order():
 
 def test_every_prompt_plus_its_answer_budget_fills_the_length_in_the_models_own_tokens(built):
     assert {t for t, _, _ in built} == set(RULER_TASKS)
-    assert {(t, s["max_tokens"]) for (t, _, _), s in built.items()} >= {
+    assert {(t, s["answer_tokens"]) for (t, _, _), s in built.items()} >= {
         ("niah_single_1", 128), ("vt", 30), ("cwe", 120), ("fwe", 50), ("qa_1_pg", 32)}
     for (task, _, length), s in built.items():
         tokens = count_prompt_tokens(SMALL_MODEL, s.input)
         assert tokens == s["prompt_tokens_counted"], task
-        assert 0.9 * length <= tokens + s["max_tokens"] <= length, (task, length, tokens)
+        assert 0.9 * length <= tokens + s["answer_tokens"] <= length, (task, length, tokens)
+        assert s["max_tokens"] == s["answer_tokens"] + PREFIX_ROOM  # room for the prefix a chat model writes
         assert s["depth"] is None and s["metric"] == RULER_TASKS[task].metric
 
 
@@ -137,7 +138,7 @@ def test_every_ruler_task_fills_128k_tokens():
     for task in RULER_TASKS:
         s = ruler_sample(task, 0, 131072, "paul_graham", 0, lambda t: len(enc.encode(t, disallowed_special=())),
                          "data/pg_qa/qa.csv", "data/multi_chunk_qa/qa.csv")
-        assert 0.95 * 131072 <= s["prompt_tokens_counted"] + s["max_tokens"] <= 131072, task
+        assert 0.95 * 131072 <= s["prompt_tokens_counted"] + s["answer_tokens"] <= 131072, task
 
 
 def test_value_kinds_are_an_axis_of_the_tables_and_rulers_average_resamples_haystacks():

@@ -8,7 +8,7 @@ from ..models import within_window
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import named, planned_replies
 from .parameters import Parameters
-from .ruler import expand
+from .ruler import PREFIX_ROOM, expand
 from .run import EXPERIMENT, build_samples, closed_book_samples
 
 
@@ -21,15 +21,18 @@ def plan(notebook: str, p: dict) -> list[dict]:
                             unanswerable_share=p["unanswerable_share"], multi_qa_path=p["multi_qa_path"])
     beyond = [n for n in p["context_tokens"] if n not in lengths]
     unanswerable = sum(not s["answerable"] for s in samples)
-    stage = ("answer (no judge)" + (f"; {unanswerable} of them unanswerable" if unanswerable else "")
+    notes = ((f"; {unanswerable} of them unanswerable" if unanswerable else "")
              + (f"; {beyond} left out: beyond the window" if beyond else ""))
-    # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens): one row per budget.
+    # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens, and room for the answer prefix):
+    # one row per budget.
     budgets = sorted({s.metadata.get("max_tokens", p["max_answer_tokens"]) for s in samples},
                      key=lambda b: b != p["max_answer_tokens"])
     rows = [named(planned_replies(notebook, EXPERIMENT, "answer", p["model"],
                                   [s.input for s in samples if s.metadata.get("max_tokens", p["max_answer_tokens"]) == b],
                                   b, reuse_prefix=one_at_a_time_local(p["model"], p)),
-                  stage if j == 0 else f"answer, RULER's {b}-token budget (no judge)")
+                  ("answer (no judge)" if b == p["max_answer_tokens"] else
+                   f"answer, RULER's {b - PREFIX_ROOM}-token budget and {PREFIX_ROOM} for its prefix (no judge)")
+                  + (notes if j == 0 else ""))
             for j, b in enumerate(budgets)] if samples else []
     if p["closed_book"]:  # the run's own closed-book samples: one question per haystack, no text
         closed = closed_book_samples(p["model"], p["tasks"], p["n_samples"], p["seed"], p["corpus"],

@@ -23,7 +23,8 @@ scripts/data/synthetic/*.py), beside the lab's own variants (tasks.py), under RU
 Keys of type "words" are adjective-noun pairs from wonderwords' lists, as RULER draws them. Each prompt is RULER's
 template with its answer prefix at the end of the user message (the OpenAI chat API has no assistant prefill),
 filled until the prompt plus the task's answer budget (128, 30, 120, 50, 32 tokens) fills the length, counted in
-the model's own tokens with its chat template. Needles sit at depths drawn per haystack from RULER's 40 positions
+the model's own tokens with its chat template; the reply may take PREFIX_ROOM tokens more, for the prefix a chat
+model writes again. Needles sit at depths drawn per haystack from RULER's 40 positions
 (essay) or anywhere (noise and needle haystacks); one haystack (its keys, values and depths) is read at every
 length: the cluster. Scored by RULER's string_match_all / string_match_part (tasks.score).
 """
@@ -76,6 +77,10 @@ RULER_TASKS = {
     "qa_2_pg": RulerTask("qa", answer_tokens=32, metric="string_match_part", stands_for="qa_2"),
 }
 RULER_SET = "ruler"  # the task-list entry that stands for all thirteen
+# A chat model writes the answer prefix itself before its answer (RULER puts it after the assistant header, where
+# the model only continues): RULER's answer budget plus this room for the prefix. In the first RULER run here, vt's
+# 30 tokens went to the prefix and no name fitted. The length is still filled to RULER's budget.
+PREFIX_ROOM = 64
 
 
 def expand(tasks: list[str]) -> list[str]:
@@ -140,7 +145,8 @@ def ruler_sample(task: str, i: int, length: int, corpus: str, seed: int, count, 
     return Sample(id=f"{task}-{i}:{length}", input=prompt, target=targets,
                   metadata={"task": task, "cluster": f"{task}-{i}", "context_tokens": length, "depth": None,
                             "prompt_tokens_counted": tokens, "metric": spec.metric, "answerable": True,
-                            "max_tokens": spec.answer_tokens, "ruler": spec.stands_for or task})
+                            "answer_tokens": spec.answer_tokens, "max_tokens": spec.answer_tokens + PREFIX_ROOM,
+                            "ruler": spec.stands_for or task})
 
 
 def _niah(spec: RulerTask, rng: random.Random, budget: int, corpus: str, count):
