@@ -151,11 +151,15 @@ class ServedTokenizer:
         A round trip for a served model, so the last counts are remembered: filling budgets counts the same
         short prompts (a task's question with no haystack yet) for every length and depth."""
         key = hashlib.sha1(json.dumps(messages, sort_keys=True).encode("utf-8")).hexdigest()  # not the prompt
-        if key not in self._counted:
-            if len(self._counted) >= 256:
+        with self._lock:  # samples are built by many threads at once: the memory is shared
+            if key in self._counted:
+                return self._counted[key]
+        counted = self._remembered("prompt", messages, lambda: self._count_prompt(messages))
+        with self._lock:
+            while len(self._counted) >= 256:
                 self._counted.pop(next(iter(self._counted)))
-            self._counted[key] = self._remembered("prompt", messages, lambda: self._count_prompt(messages))
-        return self._counted[key]
+            self._counted[key] = counted
+        return counted
 
     def _count_prompt(self, messages: list[dict]) -> int | None:
         if self.dialect == "llama.cpp":
