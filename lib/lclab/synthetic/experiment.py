@@ -9,7 +9,7 @@ from ..planning.plan import one_at_a_time_local
 from ..planning.stages import named, planned_replies
 from .parameters import Parameters
 from .ruler import PREFIX_ROOM, expand
-from .run import EXPERIMENT, build_samples, closed_book_samples
+from .run import EXPERIMENT, answer_budget, build_samples, closed_book_samples
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -25,10 +25,10 @@ def plan(notebook: str, p: dict) -> list[dict]:
              + (f"; {beyond} left out: beyond the window" if beyond else ""))
     # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens, and room for the answer prefix):
     # one row per budget.
-    budgets = sorted({s.metadata.get("max_tokens", p["max_answer_tokens"]) for s in samples},
+    budgets = sorted({answer_budget(s, p["max_answer_tokens"]) for s in samples},
                      key=lambda b: b != p["max_answer_tokens"])
     rows = [named(planned_replies(notebook, EXPERIMENT, "answer", p["model"],
-                                  [s.input for s in samples if s.metadata.get("max_tokens", p["max_answer_tokens"]) == b],
+                                  [s.input for s in samples if answer_budget(s, p["max_answer_tokens"]) == b],
                                   b, reuse_prefix=one_at_a_time_local(p["model"], p)),
                   ("answer (no judge)" if b == p["max_answer_tokens"] else
                    f"answer, RULER's {b - PREFIX_ROOM}-token budget and {PREFIX_ROOM} for its prefix (no judge)")

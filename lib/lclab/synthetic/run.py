@@ -91,6 +91,11 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
     return [s for s in flat if s["task"] not in RULER_TASKS] + ruler
 
 
+def answer_budget(sample: Sample, default: int) -> int:
+    """A sample's reply budget: RULER's tasks carry their own (with room for the prefix), the lab's use `default`."""
+    return sample.metadata.get("max_tokens", default)
+
+
 def closed_book_samples(model: str, tasks: list[str], n_samples: int, seed: int, corpus: str, value_kinds: list[str],
                         qa_path: str) -> list[Sample]:
     """One sample per haystack of every task with something to find in its text: its question with no text at all
@@ -136,7 +141,7 @@ def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depth
         samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path,
                                 workers=max_workers, unanswerable_share=unanswerable_share,
                                 multi_qa_path=multi_qa_path)
-        budget = lambda s: s.metadata.get("max_tokens", max_answer_tokens)  # noqa: E731  RULER's, per task
+        budget = lambda s: answer_budget(s, max_answer_tokens)  # noqa: E731
 
         def answer(s: Sample, row: dict) -> dict:
             reply = complete(model, s.input, stage="answer", max_tokens=budget(s))
