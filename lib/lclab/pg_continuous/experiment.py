@@ -55,11 +55,15 @@ def plan(notebook: str, p: dict) -> list[dict]:
         per_list, source = fan_out(EXPERIMENT, "facts per list", "score", "facts", model, len(contexts))
         per_list = min(per_list, p["max_facts"]) if p["max_facts"] else per_list
         fact_size = reply_tokens(EXPERIMENT, "facts", model, FACTS_TOKENS)[0] / max(per_list, 1.0)
-        prompts = [template_prompt_tokens(model, "fact_in_context", {"fact": fact_size}, context=c.chunk.text)
-                   for c in contexts for _ in unknown]
-        prompts = [prompts[i % len(prompts)] for i in range(round(len(prompts) * per_list))]
-        score_rows.append(named(estimated(notebook, "score", model, prompts, 1, "one token"),
-                                f"score, {per_list:.1f} {source}"))
+        # Each fact stands in as text of that size, in the run's order (context by context), so the plan reads
+        # each context once and every later fact's prompt from the context on, as llama.cpp's KV cache does.
+        per_context = round(per_list * len(unknown))
+        stand_ins = [f"(fact {j} not extracted yet)" + " word" * max(0, round(fact_size) - 8)
+                     for j in range(per_context)]
+        prompts = [render("fact_in_context", context=c.chunk.text, fact=fact) for c in contexts for fact in stand_ins]
+        score_rows.append(named(planned_replies(notebook, EXPERIMENT, "score", model, prompts, 1, reuse_prefix=True,
+                                                **score_request()),
+                                f"score, {per_list:.1f} {source} (estimated; replies: one token)"))
     return rows + [merged(score_rows)]
 
 

@@ -23,7 +23,7 @@ import yaml
 
 from .. import paths
 from ..models.cache import check_writable
-from ..models.errors import CacheError
+from ..models.errors import CacheError, ContextLengthError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
 from .kernels import INTERRUPTED, on_interrupt, quiet_kernel, without_iri_grammars
@@ -230,7 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         if line := judge_is_answerer(nb.stem, declared_parameters(nb), params):
             print(f"warning: {line}", file=sys.stderr)
     if args.plan:
-        print_plan(plans, Path(args.profile).stem, args.target)
+        try:
+            print_plan(plans, Path(args.profile).stem, args.target)
+        except (ParameterError, ContextLengthError) as err:  # a length a task cannot fill, or the window cannot hold
+            print(f"run_all.sh: {scrub(str(err))}", file=sys.stderr)
+            return 2
         return 0
     on_interrupt()  # this process says what an interrupt did, in one line
     timings, failed, with_copy = [], [], []

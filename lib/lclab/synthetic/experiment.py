@@ -8,8 +8,9 @@ from ..models import within_window
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import named, planned_replies
 from .parameters import Parameters
-from .ruler import PREFIX_ROOM, expand
+from .ruler import PREFIX_ROOM, RULER_TASKS, expand
 from .run import EXPERIMENT, answer_budget, build_samples, closed_book_samples
+from .tasks import WITHOUT_DEPTH
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -46,8 +47,11 @@ def design(p: dict) -> Design:
     """The primary comparison: the longest length minus the shortest, paired by haystack."""
     lengths, tasks = sorted(p["context_tokens"]), expand(p["tasks"])
     per_task = f"{p['n_samples']} per task x {len(tasks)} tasks, pooled over tasks"
+    # RULER's tasks and the word tasks have no asked depth: one item per length (the mean over a mixed set)
+    per_haystack = [len(lengths) * (1 if t in RULER_TASKS or t in WITHOUT_DEPTH else len(p["depths"]))
+                    for t in tasks]
     return Design(units=p["n_samples"] * len(tasks), unit=f"haystacks ({per_task})",
-                  items_per_unit=len(lengths) * len(p["depths"]),
+                  items_per_unit=round(sum(per_haystack) / len(per_haystack)),
                   comparison=f"{lengths[-1]:,} − {lengths[0]:,} tokens", contrast=("context_tokens", lengths[-1],
                                                                                     lengths[0]))
 

@@ -39,6 +39,7 @@ from functools import lru_cache
 from importlib.resources import files
 
 from ..prompts import render, template
+from ..runs.params import ParameterError
 from ..runs.samples import Sample
 from .haystack import corpus_sentences, fit, fit_by
 from .ruler_qa import available, qa_prompt
@@ -141,7 +142,7 @@ def ruler_sample(task: str, i: int, length: int, corpus: str, seed: int, count, 
         else:
             prompt, tokens, targets = qa_prompt(task, i, rng, budget, corpus, count, qa_path, multi_qa_path)
     except ValueError as err:  # one line, before anything runs: the plan and the run stop on it
-        raise ValueError(f"RULER task {task} cannot fill {length:,} tokens: {err}") from None
+        raise ParameterError(f"RULER task {task} cannot fill {length:,} tokens: {err}") from None
     return Sample(id=f"{task}-{i}:{length}", input=prompt, target=targets,
                   metadata={"task": task, "cluster": f"{task}-{i}", "context_tokens": length, "depth": None,
                             "prompt_tokens_counted": tokens, "metric": spec.metric, "answerable": True,

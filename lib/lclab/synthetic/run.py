@@ -15,6 +15,7 @@ from tqdm import tqdm
 from ..models import budget_counters, complete, tokenizer_name, within_window
 from ..qa import load_validated
 from ..runs.folders import fingerprint
+from ..runs.params import ParameterError
 from ..runs.runner import Result, Run, Step, answer_columns, headline
 from ..runs.samples import Sample
 from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
@@ -73,9 +74,14 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
         if task in RULER_TASKS:  # no depth axis: its needles sit at depths drawn per haystack, as RULER draws them
             return [ruler_sample(task, i, budget, corpus, seed, count, qa_path, multi_qa_path)
                     for budget in sorted(context_tokens)]
-        samples = [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
-                        if_absent=if_absent if task in ABSTAIN_TASKS else "", answerable=answerable)
-                   for budget in sorted(context_tokens) for depth in ([None] if task in WITHOUT_DEPTH else depths)]
+        samples = []
+        for budget in sorted(context_tokens):
+            try:
+                samples += [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
+                                 if_absent=if_absent if task in ABSTAIN_TASKS else "", answerable=answerable)
+                            for depth in ([None] if task in WITHOUT_DEPTH else depths)]
+            except ValueError as err:  # one line, before any model call: the plan and the run stop on it
+                raise ParameterError(f"task {task} cannot fill {budget:,} tokens: {err}") from None
         # In text order, each prompt follows the one it shares the longest prefix with: the needle-first prompts
         # of every length together, then each depth's prompts by length. On the `synthetic` profile this reads
         # 26 % fewer prompt tokens than length by length (the plan's prefix simulation, 3 haystacks per task).

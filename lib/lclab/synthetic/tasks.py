@@ -132,20 +132,31 @@ def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, 
 
 def common_words_sample(i: int, budget: int, corpus: str, seed: int, count: Counter_, n: int = 10,
                         common: int = 6, rare: int = 2) -> Sample:
-    """A numbered list: n words `common` times each among as many words `rare` times each as the budget holds."""
+    """A numbered list: n words `common` times each among as many words `rare` times each as the budget holds.
+    Where the corpus's words cannot fill the budget at these repeats (a few thousand words reach ~50k tokens),
+    both repeats grow in the same ratio (6:2, 9:3, 12:4, ...) until they do; the sample names the repeats."""
     rng = random.Random(f"{seed}:common_words:{i}")
     words = list(corpus_words(corpus))
     rng.shuffle(words)
     top, others = words[:n], words[n:]
 
-    def prompt_with(k: int) -> str:
-        listed = top * common + others[:k] * rare
+    def prompt_with(k: int, c: int, r: int) -> str:
+        listed = top * c + others[:k] * r
         random.Random(f"{seed}:common_words:{i}:order").shuffle(listed)
         return render("synthetic_common_words", n=n,
                       context="\n".join(f"{j}. {w}" for j, w in enumerate(listed, start=1)))
 
-    prompt, tokens = fit_by(prompt_with, len(others), count, budget)
-    return make_sample("common_words", i, budget, None, prompt, tokens, top)
+    for scale in range(2, 21):
+        c, r = common * scale // 2, max(1, rare * scale // 2)
+        if scale == 2 or count(prompt_with(len(others), c, r)) >= budget:
+            try:
+                prompt, tokens = fit_by(lambda k: prompt_with(k, c, r), len(others), count, budget)
+                return make_sample("common_words", i, budget, None, prompt, tokens, top,
+                                   **({"repeats": f"{c}:{r}"} if scale > 2 else {}))
+            except ValueError as err:
+                if "too small" not in str(err):
+                    raise
+    raise ValueError(f"{len(words)} corpus words cannot fill {budget} tokens even at {c}:{r} repeats")
 
 
 def frequent_words_sample(i: int, budget: int, seed: int, count: Counter_, n: int = 3, alpha: float = 2.0,
@@ -154,7 +165,9 @@ def frequent_words_sample(i: int, budget: int, seed: int, count: Counter_, n: in
     rng = random.Random(f"{seed}:frequent_words:{i}")
     coded = ["".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 7))) for _ in range(vocabulary)]
     weights = [1 / rank ** alpha for rank in range(1, vocabulary + 1)]
-    stream = rng.choices(coded, weights, k=20_000)
+    # Every word holds at least one token, so `budget` words always fill it (the first 20,000 are the same at any
+    # length: choices draws one word at a time).
+    stream = rng.choices(coded, weights, k=max(20_000, budget))
 
     def prompt_with(k: int) -> str:
         return render("synthetic_frequent_words", n=n, context=" ".join(stream[:k]))
