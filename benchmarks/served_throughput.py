@@ -39,6 +39,7 @@ def main() -> None:
         url = server.stdout.readline().strip()
         os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
         os.environ["LCLAB_OUTPUT_DIR"] = tempfile.mkdtemp(prefix="bench-out-")
+        from lclab.synthetic.parameters import Parameters as SyntheticParameters
         from lclab.synthetic.run import build_samples, run_synthetic
 
         model = f"openai/instant@{url}"
@@ -55,8 +56,8 @@ def main() -> None:
         for label in ("cold", "warm"):
             before = stats(url)
             started = time.perf_counter()
-            result = run_synthetic(**common, qa_path="", max_answer_tokens=32, max_workers=args.in_flight,
-                                   run_name=f"bench-{label}")
+            result = run_synthetic(SyntheticParameters(**common, qa_path="", max_answer_tokens=32,
+                                                       max_workers=args.in_flight, run_name=f"bench-{label}"))
             wall = walls[label] = time.perf_counter() - started
             after = stats(url)
             calls = after["chat"] - before["chat"]

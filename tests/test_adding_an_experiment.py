@@ -12,10 +12,27 @@ from conftest import SMALL_MODEL
 from lclab import paths
 from lclab.experiments import get, unregister
 from lclab.runs import notebooks, report, results_page
+from lclab.runs.declared import call_text, cell_text
 from lclab.runs.manifest import rebuild_prompt
+from lclab.runs.rescore import rescore
+
+PARAMETERS = '''
+from dataclasses import dataclass
+
+from lclab.runs.declared import param
+
+
+@dataclass
+class Parameters:
+    model: str = param("MODEL", "(model) answering model")
+    n_items: int = param(2, "(at least 1) questions")
+    run_name: str = param("toy", "results/toy_sums/<run_name>/")
+'''
 
 RUN = '''
 """A toy experiment: can the model add? Each question is one sample, scored by exact match."""
+
+from dataclasses import asdict
 
 import pandas as pd
 
@@ -23,20 +40,33 @@ from lclab.models import complete
 from lclab.runs.folders import fingerprint
 from lclab.runs.runner import Run, Step, answer_columns, headline
 from lclab.runs.samples import Sample
+from lclab.scoring.score import Score, unscored
 from lclab.stats import wilson_interval
 
+from .parameters import Parameters
+
 EXPERIMENT = "toy_sums"
-SAMPLES = [Sample(id=q, input=[{"role": "user", "content": f"What is {q}? Reply with the number only."}], target=a)
-           for q, a in (("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3"))]
+QUESTIONS = (("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3"))
 
 
-def run_toy(model: str, n_items: int, run_name: str):
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
+def prepare(p: Parameters) -> list[Sample]:
+    return [Sample(id=q, input=[{"role": "user", "content": f"What is {q}? Reply with the number only."}], target=a)
+            for q, a in QUESTIONS[:p.n_items]]
+
+
+def exact(response: str | None, target: str) -> Score:
+    if response is None:
+        return unscored("no reply")
+    return Score(float(response.strip().startswith(target)), answer=response.strip())
+
+
+def run_toy(p: Parameters):
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
         def answer(sample, row):
-            reply = complete(model, sample.input, stage="answer", max_tokens=4)
-            return {**answer_columns(reply), "correct": reply.text.strip().startswith(sample.target)}
+            reply = complete(p.model, sample.input, stage="answer", max_tokens=4)
+            return {**answer_columns(reply), **exact(reply.text, sample.target).columns("correct")}
 
-        items = run.trials(SAMPLES[:n_items], key=lambda s: (fingerprint(model, s.input),),
+        items = run.trials(prepare(p), key=lambda s: (fingerprint(p.model, s.input),),
                            describe=lambda s: {"item_id": s.id, "gold": s.target}, steps=[Step("answer", answer)])
         right = int(items["correct"].sum())
         lo, hi = wilson_interval(right, len(items))
@@ -49,36 +79,44 @@ from pathlib import Path
 
 from lclab.experiments import Experiment, Series, register
 from lclab.planning.stages import planned_replies
+from lclab.runs.declared import declared
 
-from .run import EXPERIMENT, SAMPLES
+from .parameters import Parameters
+from .run import EXPERIMENT, prepare
 
 
 def plan(notebook, p):
-    return [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in SAMPLES[:p["n_items"]]], 4)]
+    samples = prepare(declared(Parameters, p))
+    return [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples], 4)]
 
 
 register(Experiment(
-    name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), plan=plan,
-    comparable=("n_items",), series=Series(key=("item_id",), value="correct"),
+    name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), plan=plan, prepare=prepare,
+    parameters=Parameters, comparable=("n_items",), series=Series(key=("item_id",), value="correct"),
     description="Can the model add?"))
 '''
 
 
 def write_toy(folder):
+    """The toy's folder as docs/adding-an-experiment.md lists it, its notebook's cells written from its declaration."""
     package = folder / "toy_sums"
     package.mkdir()
     (package / "__init__.py").write_text("from . import experiment  # registers it\n")
+    (package / "parameters.py").write_text(textwrap.dedent(PARAMETERS).replace("MODEL", SMALL_MODEL))
     (package / "run.py").write_text(textwrap.dedent(RUN))
     (package / "experiment.py").write_text(textwrap.dedent(EXPERIMENT))
+    sys.path.insert(0, str(folder))
+    try:
+        from toy_sums.parameters import Parameters
+    finally:
+        sys.path.remove(str(folder))
     nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                            "language": "python"}})
     nb.cells = [nbformat.v4.new_markdown_cell("# Can the model add?"),
-                nbformat.v4.new_code_cell(f'model = "{SMALL_MODEL}"  # (model) answering model\n'
-                                          'n_items = 2  # (at least 1) questions\nrun_name = "toy"  # run folder',
-                                          metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell("import toy_sums\nfrom toy_sums.run import run_toy\n\n"
-                                          "result = run_toy(model=model, n_items=n_items, run_name=run_name)\n"
-                                          "result.summary")]
+                nbformat.v4.new_code_cell(cell_text(Parameters), metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("from toy_sums.parameters import Parameters\n"
+                                          "from toy_sums.run import run_toy\n\n"
+                                          + call_text("run_toy", Parameters) + "\nresult.summary")]
     nbformat.write(nb, package / "90_toy_sums.ipynb")
     return package / "90_toy_sums.ipynb"
 
@@ -120,6 +158,10 @@ def test_a_toy_experiment_from_its_own_folder_plans_runs_compares_and_reports(tm
         # No rebuild_prompt registered: the prompt is read back from the samples written before the run.
         assert manifest["samples"] == ["items.samples.jsonl"]
         assert prompt_sha256(rebuild_prompt(run_a, item)) == item["prompt_sha256"]
+
+        # A rescore replays the run from the model cache: 0 calls, the same tables.
+        outcome = rescore(run_a)
+        assert outcome["calls"] == 0 and outcome["problems"] == [], outcome
 
         from lclab.compare import compare_runs
 

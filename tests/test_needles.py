@@ -5,7 +5,9 @@ import pandas as pd
 import pytest
 from lclab.depth_sweep import build_trials, run_depth_sweep
 from lclab.depth_sweep.haystacks import mean_similarity, spread_depths
+from lclab.depth_sweep.parameters import Parameters as SweepParameters
 from lclab.make_qa_set import make_qa_set
+from lclab.make_qa_set.parameters import Parameters as QAParameters
 from lclab.models import budget_counters
 from lclab.models.embeddings import DEFAULT_EMBEDDER
 from lclab.qa import load_validated
@@ -47,8 +49,9 @@ def few_essays(tmp_path):
 
 def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_essays, shared_cards):
     corpus, qa_path = few_essays
-    result = run_depth_sweep(**{**SWEEP, "corpus": corpus, "qa_path": qa_path}, n_qa=1, context_tokens=[600],
-                             depths=[50], run_name="similar", distractors=["random", "similar"])
+    result = run_depth_sweep(SweepParameters(**{**SWEEP, "corpus": corpus, "qa_path": qa_path}, n_qa=1,
+                                             context_tokens=[600], depths=[50], run_name="similar",
+                                             distractors=["random", "similar"]))
     table = result.tables["by_distractors"].set_index("distractors")
     assert set(table.index) == {"random", "similar"} and table.loc["similar", "judge_n"] == 1
     _, pool, qa = load_validated(corpus, qa_path, 1)
@@ -60,15 +63,16 @@ def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_ess
 
 
 def test_several_needles_at_spread_depths_score_the_fraction_found(shared_cards):
-    result = run_depth_sweep(**SWEEP, n_qa=2, context_tokens=[700], depths=[0], run_name="needles", needles=[1, 2])
+    result = run_depth_sweep(SweepParameters(**SWEEP, n_qa=2, context_tokens=[700], depths=[0], run_name="needles",
+                                             needles=[1, 2]))
     table = result.tables["needles"]
     assert table["needles"].tolist() == [2] and table["groups"].tolist() == [1]
     assert 0 <= table["fraction_found"].iloc[0] <= 1 and spread_depths(2) == pytest.approx([100 / 3, 200 / 3])
 
 
 def test_low_overlap_questions_record_their_overlap_with_the_passage():
-    result = make_qa_set(model=SMALL, corpus="paul_graham", passage_chars=1200, n_passages=1, min_passage_chars=400,
-                         seed=0, max_workers=1, run_name="low", low_overlap=True)
+    result = make_qa_set(QAParameters(model=SMALL, corpus="paul_graham", passage_chars=1200, n_passages=1,
+                                      min_passage_chars=400, seed=0, max_workers=1, run_name="low", low_overlap=True))
     generated = result.items
     assert len(generated) == 1 and 0 <= generated["question_overlap"].iloc[0] <= 1
     removed = int(result.summary.filter(like="removed_by_").sum(axis=1).iloc[0])

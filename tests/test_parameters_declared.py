@@ -6,7 +6,7 @@ import dataclasses
 import nbformat
 import pytest
 from lclab.experiments import experiments
-from lclab.runs.declared import as_inspected, call_text, cell_text, param, with_call
+from lclab.runs.declared import as_inspected, call_text, cell_text, param, takes_parameters, with_call
 from lclab.runs.notebooks import NOTEBOOKS, declared_parameters
 
 DECLARED = [e for e in experiments() if e.parameters is not None]
@@ -40,9 +40,15 @@ def test_the_call_cell_passes_every_declared_parameter_by_name_and_the_run_funct
     call = next(n.value for n in ast.parse(cell.source).body if isinstance(n, ast.Assign))
     function = getattr(importlib.import_module(imported.module), call.func.id)
     takes = inspect.signature(function).parameters
-    assert [k.arg for k in call.keywords] == [f.name for f in dataclasses.fields(experiment.parameters)]
-    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in takes.values()):  # 07 passes its options on
-        assert all(k.arg in takes for k in call.keywords), [k.arg for k in call.keywords if k.arg not in takes]
+    assert len(takes) <= 6, f"{call.func.id} takes {len(takes)} arguments: give it the experiment's Parameters"
+    if takes_parameters(function):  # run_x(Parameters(name=name, ...)): the declaration is the one argument
+        (inner,) = call.args
+        assert inner.func.id == "Parameters" and not call.keywords
+        keywords = [k.arg for k in inner.keywords]
+    else:  # 07's run_models takes its models and passes the options on to its Options
+        keywords = [k.arg for k in call.keywords]
+        assert any(p.kind is inspect.Parameter.VAR_KEYWORD for p in takes.values())
+    assert keywords == [f.name for f in dataclasses.fields(experiment.parameters)]
 
 
 def test_the_call_is_wrapped_under_its_bracket():
@@ -52,8 +58,12 @@ def test_the_call_is_wrapped_under_its_bracket():
         beta_parameter: int = param(2, "b")
         gamma: int = param(3, "c")
 
-    assert call_text("run_toy", Toy, width=60) == ("result = run_toy(alpha_parameter=alpha_parameter,\n"
-                                                   "                 beta_parameter=beta_parameter, gamma=gamma)")
+    assert call_text("run_toy", Toy, width=60) == ("result = run_toy(Parameters(alpha_parameter=alpha_parameter,\n"
+                                                   "                            beta_parameter=beta_parameter,\n"
+                                                   "                            gamma=gamma))")
+    assert call_text("run_toy", Toy, width=60, wrapped=False) == (
+        "result = run_toy(alpha_parameter=alpha_parameter,\n"
+        "                 beta_parameter=beta_parameter, gamma=gamma)")
 
 
 @pytest.mark.parametrize("experiment", DECLARED, ids=lambda e: e.name)

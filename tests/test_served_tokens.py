@@ -3,6 +3,7 @@ the count equals what the server reports for the call, and a budget over its win
 
 import pytest
 from lclab.depth_sweep import run_depth_sweep
+from lclab.depth_sweep.parameters import Parameters as SweepParameters
 from lclab.models import (
     ContextLengthError,
     complete,
@@ -33,16 +34,15 @@ def test_the_servers_own_tokenizer_counts_exactly_what_the_server_reads(llama_se
 
 
 def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(llama_server):
-    result = run_depth_sweep(model=llama_server, judge_model=llama_server, corpus="paul_graham",
-                             qa_path="data/pg_qa/qa.csv", n_qa=1, context_tokens=[900], depths=[0], seed=0,
-                             max_workers=1, run_name="served", max_answer_tokens=8, card_texts=8)
+    result = run_depth_sweep(SweepParameters(model=llama_server, judge_model=llama_server, n_qa=1,
+                                             context_tokens=[900], depths=[0], run_name="served", max_answer_tokens=8,
+                                             card_texts=8))
     used = result.items["prompt_tokens"].iloc[0]  # as the server counted the call
     assert 700 < used <= 900
     with pytest.raises(ContextLengthError, match=r"a 4000-token prompt plus 8 reply tokens is 4008 tokens, more than "
                                                  r"the 2048-token context window"):
-        run_depth_sweep(model=llama_server, judge_model=llama_server, corpus="paul_graham",
-                        qa_path="data/pg_qa/qa.csv", n_qa=1, context_tokens=[4000], depths=[0], seed=0,
-                        max_workers=1, run_name="too-long", max_answer_tokens=8)
+        run_depth_sweep(SweepParameters(model=llama_server, judge_model=llama_server, n_qa=1, context_tokens=[4000],
+                                        depths=[0], run_name="too-long", max_answer_tokens=8))
 
 
 def test_lengths_beyond_the_servers_window_are_refused_or_left_out_by_name(llama_server):
@@ -59,10 +59,11 @@ def test_lengths_beyond_the_servers_window_are_refused_or_left_out_by_name(llama
 
 def test_a_synthetic_run_on_the_server_answers_the_lengths_that_fit_and_names_the_others(llama_server):
     from lclab.synthetic import run_synthetic
+    from lclab.synthetic.parameters import Parameters as SyntheticParameters
 
-    result = run_synthetic(model=llama_server, tasks=["needle_single"], context_tokens=[400, 4000], depths=[50],
-                           n_samples=1, seed=0, corpus="paul_graham", value_kinds=["numbers"], qa_path="",
-                           max_answer_tokens=16, max_workers=4, run_name="served-window", beyond_window="skip")
+    result = run_synthetic(SyntheticParameters(model=llama_server, tasks=["needle_single"], context_tokens=[400, 4000],
+                                               depths=[50], value_kinds=["numbers"], qa_path="", max_answer_tokens=16,
+                                               max_workers=4, run_name="served-window", beyond_window="skip"))
     assert result.items["context_tokens"].tolist() == [400]
     assert result.items["prompt_tokens"].tolist() == result.items["prompt_tokens_counted"].tolist()
     assert any("[4000]" in note for note in result.notes)

@@ -88,6 +88,8 @@ class Experiment:
                      the run what its n can show
     parameters:      its parameters' declaration (a dataclass, lclab.runs.declared): the notebook's parameters
                      cell is written from it, the checks and the plan read it
+    prepare:         Parameters -> the Samples a run answers, before any call; the run and the plan both call it
+                     (None: its plan builds the prompts its own way)
     judged_rate:     the reliability-card metric of its headline judged rate ("answer correct (01)"), for
                      `--plan` to say how wide that rate's corrected interval is with 0, 30, 60, 120 labels
     """
@@ -101,6 +103,7 @@ class Experiment:
     design: Callable[[dict], "Design"] | None = None
     judged_rate: str | None = None
     parameters: type | None = None
+    prepare: Callable[..., list] | None = None
     description: str = ""
 
     @property

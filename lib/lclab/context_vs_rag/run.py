@@ -15,6 +15,8 @@ refusal rule, no judge).
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 
 from ..models import budget_counters, check_budget, tokenizer_name
@@ -33,6 +35,7 @@ from ..stats.effective_length import accuracy_by_length, effective_length_ci, le
 from ..stats.paired import effect_row, paired, power_note, wide
 from ..text.context import IF_ABSENT, answer_prompt
 from .frontier import arm_tables
+from .parameters import Parameters
 from .sets import DocumentSet, build_sets
 from .steps import TrialSteps
 
@@ -66,48 +69,45 @@ def prepare(sets: list[DocumentSet], top_k: int = 3, frontier_k: list[int] = (),
             for s in sets for method, k in methods_of(s, top, top_k, frontier_k, self_route)]
 
 
-def run_context_vs_rag(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: int,
-                       noise_levels: list[int], store: str, embedder: str, chunk_tokens: int, top_k: int, seed: int,
-                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
-                       closed_book: bool = False, frontier_k: list[int] = (), self_route: bool = False,
-                       unanswerable_share: float = 0.0, card_texts: int = 0) -> Result:
+def run_context_vs_rag(p: Parameters) -> Result:
     """Run (or resume) both methods on every document set: one row per (pair, noise level, method); with
     `closed_book`, every QA pair asked with no context as well (lclab.qa.closed_book); `frontier_k`,
     `self_route` and `unanswerable_share` add their arms (module docstring). The judge (lclab.models.judge_choice)
     reads `card_texts` of the shipped labelled answers for its card, which decides what is read (qa/judged.py)."""
-    judge = choose_judge(model, judge_model)
+    judge = choose_judge(p.model, p.judge_model)
     judge_model = judge.spec
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        check_budget(model, context_tokens, max_answer_tokens)  # refused before any work
-        loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
-        count, count_text = budget_counters(model)
-        sets = build_sets(qa, pool, context_tokens, noise_levels, seed, count, count_text, unanswerable_share)
-        if_absent = IF_ABSENT if unanswerable_share else ""
-        steps = TrialSteps(model, judge_model, max_answer_tokens, self_consistency, store, embedder,
-                           Chunker(chunk_tokens, "tokens"), run.dir / "chroma", if_absent)
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": judge}) as run:
+        check_budget(p.model, p.context_tokens, p.max_answer_tokens)  # refused before any work
+        loaded, pool, qa = load_validated(p.corpus, p.qa_path, p.n_qa)
+        count, count_text = budget_counters(p.model)
+        sets = build_sets(qa, pool, p.context_tokens, p.noise_levels, p.seed, count, count_text, p.unanswerable_share)
+        if_absent = IF_ABSENT if p.unanswerable_share else ""
+        steps = TrialSteps(p.model, judge_model, p.max_answer_tokens, p.self_consistency, p.store, p.embedder,
+                           Chunker(p.chunk_tokens, "tokens"), run.dir / "chroma", if_absent)
         # Retrieval first (cheap, and it needs the embedder, not the LLM), then every answer, then the judge.
         every = run.trials(
-            prepare(sets, top_k, frontier_k, self_route, if_absent), log=run.log(KEY), key=steps.key,
+            prepare(sets, p.top_k, p.frontier_k, p.self_route, if_absent), log=run.log(KEY), key=steps.key,
             describe=steps.describe,
-            steps=[Step("retrieve", steps.retrieval), Step("answer", steps.answer, max_workers),
-                   Step("judge", steps.judge, max_workers)])
+            steps=[Step("retrieve", steps.retrieval), Step("answer", steps.answer, p.max_workers),
+                   Step("judge", steps.judge, p.max_workers)])
         # The seed's tables read its two methods on the answerable sets; the other arms have tables of their own.
         items = every[every["answerable"].astype(bool) & every["method"].isin(METHODS)] if "answerable" in every \
             else every
         notes = [f"{len(qa)} QA pairs x noise levels -> {len(sets)} document sets "
                  f"({int((~pd.Series([s.answerable for s in sets])).sum())} unanswerable), "
                  f"{len(every)} trials; " + run.resume_note(),
-                 f"context budget {context_tokens} tokens ({tokenizer_name(model)}); {len(pool)} passages in the corpus"]
+                 f"context budget {p.context_tokens} tokens ({tokenizer_name(p.model)}); {len(pool)} passages in "
+                 "the corpus"]
         notes += skipped_note(loaded.skipped)
-        reading = read_judge(model, judge_model, "answer_correct", card_texts)
+        reading = read_judge(p.model, judge_model, "answer_correct", p.card_texts)
         reliability = cards([correctness_card(items, reading.judge.label, "answer correct (02)")])
         value = read_value(reading)  # the judge's verdicts where its card says it can tell, else the string match
         effects, line = method_effects(items, value, reading)
         lengths, length_line = long_context_length(items, value)
-        arm, arm_notes = closed_book_arm(run, closed_book, items, model, reading, qa, max_answer_tokens,
-                                         self_consistency, max_workers, by=("noise_pct", "method"))
+        arm, arm_notes = closed_book_arm(run, p.closed_book, items, p.model, reading, qa, p.max_answer_tokens,
+                                         p.self_consistency, p.max_workers, by=("noise_pct", "method"))
         notes += judge_notes(reading) + card_notes(reliability) + [line, length_line] + arm_notes
-        more, more_notes = arm_tables(every, bool(frontier_k), self_route, bool(unanswerable_share), reading)
+        more, more_notes = arm_tables(every, bool(p.frontier_k), p.self_route, bool(p.unanswerable_share), reading)
         notes += more_notes
         arm, more, effects = named_judge(arm, reading), named_judge(more, reading), effects.assign(
             judge=reading.judge.label)

@@ -7,7 +7,7 @@ depth, so the depths of a pair differ in nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import pandas as pd
 
@@ -28,6 +28,7 @@ from ..text.context import answer_prompt, budget_fillers, place_at_depth
 from .effects import depth_tables
 from .haystacks import mean_similarity, shared_fillers, similar_fillers
 from .needles import needle_notes, run_needles
+from .parameters import Parameters
 
 EXPERIMENT = "depth_sweep"
 KEY = ("qa_id", "context_tokens", "depth", "fingerprint")
@@ -106,57 +107,53 @@ def placed_by(s: Sample) -> dict:
     return {"distractors": s["distractors"], "distractor_similarity": s.source.similarity}
 
 
-def run_depth_sweep(model: str, judge_model: str, corpus: str, qa_path: str, n_qa: int, context_tokens: list[int],
-                    depths: list[int], seed: int, max_workers: int, run_name: str, max_answer_tokens: int,
-                    self_consistency: int = 0, haystack: str = "per_pair", distractors: tuple = ("random",),
-                    needles: tuple = (1,), embedder: str = DEFAULT_EMBEDDER, closed_book: bool = False,
-                    card_texts: int = 0) -> Result:
+def run_depth_sweep(p: Parameters) -> Result:
     """Run (or resume) the sweep: one row per (QA pair, budget, depth, distractor mode), answered then judged;
     with needles above 1, the multi-needle trials too (needles.py); with `closed_book`, every pair asked with no
     context as well (closed_book.py). The judge (`judge_model`, "" for the default: lclab.models.judge_choice)
     reads `card_texts` of the shipped labelled answers (0: all) for its card, which decides what is read."""
-    judge = choose_judge(model, judge_model)
+    judge = choose_judge(p.model, p.judge_model)
     judge_model = judge.spec
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        check_budget(model, max(context_tokens), max_answer_tokens * max(needles))  # refused before any work
-        loaded, pool, qa = load_validated(corpus, qa_path, n_qa)
-        count, count_text = budget_counters(model)
-        trials = [t for mode in distractors for t in build_trials(qa, pool, context_tokens, depths, seed, count,
-                                                                    count_text, haystack, mode, embedder)]
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": judge}) as run:
+        check_budget(p.model, max(p.context_tokens), p.max_answer_tokens * max(p.needles))  # refused before any work
+        loaded, pool, qa = load_validated(p.corpus, p.qa_path, p.n_qa)
+        count, count_text = budget_counters(p.model)
+        trials = [t for mode in p.distractors for t in build_trials(qa, pool, p.context_tokens, p.depths, p.seed, count,
+                                                                    count_text, p.haystack, mode, p.embedder)]
 
         def answer(s: Sample, row: dict) -> dict:
-            return answer_columns(complete(model, s.input, stage="answer", max_tokens=max_answer_tokens))
+            return answer_columns(complete(p.model, s.input, stage="answer", max_tokens=p.max_answer_tokens))
 
         def judge(s: Sample, row: dict) -> dict:
-            verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, self_consistency)
+            verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, p.self_consistency)
             return correctness_columns(verdict, row["response"], s.target)
 
         def key(s: Sample) -> tuple:
             t = s.source
             return (t.qa_id, t.context_tokens, t.depth,
-                    fingerprint(model, judge_model, max_answer_tokens, s.input, JUDGE, self_consistency,
+                    fingerprint(p.model, judge_model, p.max_answer_tokens, s.input, JUDGE, p.self_consistency,
                                 *([t.distractors] if t.distractors != "random" else [])))
 
         # Answers first, all of them, in prefix-sharing order; judging afterwards, so
         # judge prompts do not evict the shared documents from llama.cpp's KV cache.
         items = run.trials(
             as_samples(trials), log=run.log(KEY), key=key,
-            describe=lambda s: describe(s) | {"model": model, "judge_model": judge_model} | placed_by(s),
-            steps=[Step("answer", answer, max_workers), Step("judge", judge, max_workers)])
+            describe=lambda s: describe(s) | {"model": p.model, "judge_model": judge_model} | placed_by(s),
+            steps=[Step("answer", answer, p.max_workers), Step("judge", judge, p.max_workers)])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
-                 f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(model)}"]
+                 f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(p.model)}"]
         disagree = judge_vs_match(items)
         notes += skipped_note(loaded.skipped) + item_notes(items, disagree)
-        reading = read_judge(model, judge_model, "answer_correct", card_texts)
+        reading = read_judge(p.model, judge_model, "answer_correct", p.card_texts)
         reliability = cards([correctness_card(items, reading.judge.label, "answer correct (01)")])
-        base = items[items["distractors"] == distractors[0]] if "distractors" in items else items
-        depth, depth_lines = depth_tables(base, reading, list(context_tokens), distractors[0])
+        base = items[items["distractors"] == p.distractors[0]] if "distractors" in items else items
+        depth, depth_lines = depth_tables(base, reading, list(p.context_tokens), p.distractors[0])
         depth = named_judge(depth, reading)
         notes += judge_notes(reading) + card_notes(reliability) + depth_lines
-        _, needle_table = run_needles(run, model, qa, pool, [k for k in needles if k > 1], context_tokens, seed,
-                                         count, count_text, max_answer_tokens, max_workers)
-        arm, arm_notes = closed_book_arm(run, closed_book, items, model, reading, qa, max_answer_tokens,
-                                         self_consistency, max_workers)
+        _, needle_table = run_needles(run, p.model, qa, pool, [k for k in p.needles if k > 1], p.context_tokens, p.seed,
+                                         count, count_text, p.max_answer_tokens, p.max_workers)
+        arm, arm_notes = closed_book_arm(run, p.closed_book, items, p.model, reading, qa, p.max_answer_tokens,
+                                         p.self_consistency, p.max_workers)
         notes += needle_notes(needle_table) + arm_notes
         arm = named_judge(arm, reading)
         return run.result(summarize(items, reading), items=items, notes=notes,

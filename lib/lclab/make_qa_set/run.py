@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 
 from ..qa.checks import apply_checks
@@ -10,21 +12,21 @@ from ..qa.review import REVIEW_COLUMNS
 from ..runs.folders import write_atomic
 from ..runs.runner import Result, Run, skipped_note
 from ..text.corpus import load_corpus, passages
+from .parameters import Parameters
 
 EXPERIMENT = "make_qa_set"  # results/make_qa_set/<run>/ (the review file a QA set comes from)
 
 
-def make_qa_set(model: str, corpus: str, passage_chars: int, n_passages: int, min_passage_chars: int, seed: int,
-                max_workers: int, run_name: str, low_overlap: bool = False) -> Result:
+def make_qa_set(p: Parameters) -> Result:
     """Notebook 00: pairs for `n_passages` sampled passages, written to qa_review.csv for a person to review."""
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        loaded = load_corpus(corpus)
-        pool = passages(loaded, passage_chars)
-        chosen = sample_passages(pool, n_passages, min_passage_chars, seed)
-        items = generated_pairs(run, model, chosen, max_workers, "qa_pairs.jsonl", low_overlap)
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
+        loaded = load_corpus(p.corpus)
+        pool = passages(loaded, p.passage_chars)
+        chosen = sample_passages(pool, p.n_passages, p.min_passage_chars, p.seed)
+        items = generated_pairs(run, p.model, chosen, p.max_workers, "qa_pairs.jsonl", p.low_overlap)
         ok = items[items["error"].isna()] if len(items) else items
         generated = ok.reindex(columns=REVIEW_COLUMNS + ["passage", "question_overlap"]).assign(
-            passage_chars=passage_chars, validated="", review_note="")
+            passage_chars=p.passage_chars, validated="", review_note="")
         review, rejected, removed = apply_checks(generated)
         write_atomic(run.dir / "qa_review.csv", lambda tmp: review.to_csv(tmp, index=False))
         write_atomic(run.dir / "qa_rejected.csv", lambda tmp: rejected.to_csv(tmp, index=False))

@@ -28,6 +28,7 @@ from ..scoring.reliability import card_notes
 from .combined import combined_table, with_combined
 from .items import ORDERS, EvalItem
 from .labels import Labels, load_items, load_labels
+from .parameters import Parameters
 from .pipeline import VARIANTS
 from .run import run_nli
 from .tables import (
@@ -81,17 +82,15 @@ def timing_from(ledger, seconds: dict) -> dict:
     return t
 
 
-def run_nli_eval(model: str, models: list[str], variants: list[str], concurrency: list[int], items_path: str,
-                 labels_dir: str, n_items: int, order: str, pronouns: bool, with_document: bool, language: str,
-                 run_name: str) -> Result:
+def run_nli_eval(p: Parameters) -> Result:
     """Notebook 05: the labelled set under every configuration (`models` x `variants` x `concurrency`)."""
-    all_items = load_items(items_path)
-    labels = load_labels(labels_dir, all_items, language)  # checked against every item, whatever n_items selects
-    items = all_items[:n_items] if n_items else all_items
+    all_items = load_items(p.items_path)
+    labels = load_labels(p.labels_dir, all_items, p.language)  # checked against every item, whatever n_items selects
+    items = all_items[:p.n_items] if p.n_items else all_items
     configs = [{"model": m, "variant": v, "concurrency": c}
-               for m, v, c in itertools.product(models or [model], variants, concurrency)]
-    return run_configs(items, labels, configs, run_name, order=order, pronouns=pronouns,
-                       with_document=with_document, language=language, kinds=item_kinds(items_path))
+               for m, v, c in itertools.product(p.models or [p.model], p.variants, p.concurrency)]
+    return run_configs(items, labels, configs, p.run_name, order=p.order, pronouns=p.pronouns,
+                       with_document=p.with_document, language=p.language, kinds=item_kinds(p.items_path))
 
 
 def item_kinds(items_path: str) -> dict[str, str]:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 from ..retrieval.chunking import Chunker
 from ..runs.runner import Result, Run, headline, skipped_note
@@ -22,31 +23,30 @@ from ..text.corpus import load_corpus
 from .combine import combinations_table, per_context_table
 from .contexts import contexts_table, generate_golden, load_reviewed, pick_contexts
 from .facts import STYLES, extract_facts, score_facts
+from .parameters import Parameters
 
 EXPERIMENT = "pg_continuous"
 
 
-def run_continuous(model: str, corpus: str, essay: str, start: int, n_noisy: int, chunk_chars: int, seed: int,
-                   reviewed_qa_path: str, require_logprobs: bool, max_workers: int, run_name: str,
-                   max_facts: int = 0) -> Result:
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        loaded = load_corpus(corpus)
-        chunks = Chunker(chunk_chars, "chars").split(loaded.documents)
-        contexts = pick_contexts(chunks, essay, start, 4, n_noisy, seed)
+def run_continuous(p: Parameters) -> Result:
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
+        loaded = load_corpus(p.corpus)
+        chunks = Chunker(p.chunk_chars, "chars").split(loaded.documents)
+        contexts = pick_contexts(chunks, p.essay, p.start, 4, p.n_noisy, p.seed)
         golden = [c for c in contexts if c.golden]
 
-        generated = generate_golden(model, golden)
-        reviewed = load_reviewed(reviewed_qa_path, golden) if reviewed_qa_path else None
+        generated = generate_golden(p.model, golden)
+        reviewed = load_reviewed(p.reviewed_qa_path, golden) if p.reviewed_qa_path else None
         qa = {"question": (reviewed or generated)["question"], "answer": (reviewed or generated)["answer"],
               "source": "reviewed" if reviewed else "generated, not reviewed", "generated": generated}
 
-        extractions = {style: extract_facts(model, qa["answer"], style) for style in STYLES}
+        extractions = {style: extract_facts(p.model, qa["answer"], style) for style in STYLES}
         # max_facts > 0 keeps the first facts only: a quick run, not a result (the notes say so).
-        facts = {style: e["facts"][:max_facts or None] for style, e in extractions.items()}
-        scores = score_facts(run, model, facts, contexts, require_logprobs, max_workers)
+        facts = {style: e["facts"][:p.max_facts or None] for style, e in extractions.items()}
+        scores = score_facts(run, p.model, facts, contexts, p.require_logprobs, p.max_workers)
         combos = combinations_table(scores, [c.context_id for c in contexts])
         (run.dir / "golden_qa.json").write_text(json.dumps({**qa, "facts": facts}, indent=2, ensure_ascii=False))
-        notes = describe(contexts, qa, extractions, facts, scores, combos, max_facts) + [run.resume_note(
+        notes = describe(contexts, qa, extractions, facts, scores, combos, p.max_facts) + [run.resume_note(
             "fact_scores.jsonl")] + skipped_note(loaded.skipped)
         top = combos[combos["n_golden"] == combos["n_golden"].max()]
         return run.result(

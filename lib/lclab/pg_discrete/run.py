@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pandas as pd
 
 from ..models import LogprobsUnavailableError, MissingAPIKeyError
@@ -33,6 +35,7 @@ from ..scoring.score_eval import (
     separation_summary,
 )
 from ..text.corpus import load_corpus
+from .parameters import Parameters
 from .points import LABEL_COLUMNS, SCORERS, attach_labels, load_questions, read_labels, retrieve_points, usable
 
 EXPERIMENT = "pg_discrete"
@@ -107,23 +110,22 @@ def calibration(scored: pd.DataFrame, n_bins: int = 5) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def run_discrete(models: list[str], corpus: str, questions_path: str, labels_path: str, n_questions: int, store: str,
-                 embedder: str, chunk_chars: int, top_k: int, n_positive: int, n_negative: int,
-                 require_logprobs: bool, max_workers: int, run_name: str) -> Result:
-    if not models:
+def run_discrete(p: Parameters) -> Result:
+    if not p.models:
         raise ValueError("models is empty: give at least one model spec")
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        loaded = load_corpus(corpus)
-        questions = load_questions(questions_path, {d.id: d.text for d in loaded.documents})
-        if n_questions:
-            questions = questions.head(n_questions)
-        chunker = Chunker(chunk_chars, "chars")
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
+        loaded = load_corpus(p.corpus)
+        questions = load_questions(p.questions_path, {d.id: d.text for d in loaded.documents})
+        if p.n_questions:
+            questions = questions.head(p.n_questions)
+        chunker = Chunker(p.chunk_chars, "chars")
         chunks = chunker.split(loaded.documents)
-        index = open_corpus_index(store, corpus, chunker.name, get_embedder(embedder), directory=run.dir / "chroma")
+        index = open_corpus_index(p.store, p.corpus, chunker.name, get_embedder(p.embedder),
+                                  directory=run.dir / "chroma")
         indexing = index.add(chunks)
 
-        points = attach_labels(retrieve_points(index, questions, top_k, n_positive, n_negative),
-                               read_labels(labels_path))
+        points = attach_labels(retrieve_points(index, questions, p.top_k, p.n_positive, p.n_negative),
+                               read_labels(p.labels_path))
         to_label = run.dir / "points_to_label.csv"
         unlabelled = points[~points["labelled"]]
         if len(unlabelled):
@@ -132,7 +134,7 @@ def run_discrete(models: list[str], corpus: str, questions_path: str, labels_pat
         elif to_label.exists():
             to_label.unlink()
 
-        scores = score_points(run, points, models, require_logprobs, max_workers)
+        scores = score_points(run, points, p.models, p.require_logprobs, p.max_workers)
         scored = scores.merge(points, on="point_id", how="left")
         notes = [f"{len(chunks)} chunks in index {index.name!r} ({index.store_name}); {indexing.written} written "
                  "this run", run.resume_note("scores.jsonl")] + point_notes(points, to_label)

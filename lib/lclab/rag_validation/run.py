@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import asdict
 
 import pandas as pd
 
@@ -43,6 +44,7 @@ from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faith
 from ..scoring.reliability import card_notes, cards, judged_card
 from ..text.corpus import Document, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
+from .parameters import Parameters
 
 # Each judged column of an item, and the kind of shipped labelled texts its judge's card reads.
 KINDS = {"judge_correct": "answer_correct", "relevant": "rag_relevance", "faithful": "rag_faithfulness"}
@@ -126,65 +128,62 @@ def claims_step(judge_model: str, chunks: list[Chunk], answer_k: int, workers: i
     return Step("claims", claims, workers)
 
 
-def run_rag_validation(model: str, judge_model: str, corpus: str, store: str, embedder: str, chunk_tokens: int,
-                       n_single: int, multi_qa_path: str, n_multi: int, max_k: int, answer_k: int, seed: int,
-                       max_workers: int, run_name: str, max_answer_tokens: int, self_consistency: int = 0,
-                       claim_metrics: bool = True, n_documents: int = 0, card_texts: int = 0) -> Result:
-    if answer_k > max_k:
-        raise ValueError(f"answer_k ({answer_k}) cannot exceed max_k ({max_k}): answers use the retrieved chunks")
-    judge = choose_judge(model, judge_model)
+def run_rag_validation(p: Parameters) -> Result:
+    if p.answer_k > p.max_k:
+        raise ValueError(f"answer_k ({p.answer_k}) cannot exceed max_k ({p.max_k}): answers use the retrieved chunks")
+    judge = choose_judge(p.model, p.judge_model)
     judge_model = judge.spec
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
-        loaded = load_corpus(corpus)
-        chunker = Chunker(chunk_tokens, "tokens")
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": judge}) as run:
+        loaded = load_corpus(p.corpus)
+        chunker = Chunker(p.chunk_tokens, "tokens")
         every = chunker.split(loaded.documents)
-        multi = read_multi_chunk_file(multi_qa_path, every, chunker)
-        multi = (multi.head(n_multi) if n_multi else multi).assign(set="multi")
-        chunks = indexed_chunks(every, multi["relevant"], n_documents, seed)
-        emb = get_embedder(embedder)
-        index = open_corpus_index(store, corpus, chunker.name, emb, directory=run.dir / "chroma",
-                                  subset=subset_label(chunks, n_documents))
+        multi = read_multi_chunk_file(p.multi_qa_path, every, chunker)
+        multi = (multi.head(p.n_multi) if p.n_multi else multi).assign(set="multi")
+        chunks = indexed_chunks(every, multi["relevant"], p.n_documents, p.seed)
+        emb = get_embedder(p.embedder)
+        index = open_corpus_index(p.store, p.corpus, chunker.name, emb, directory=run.dir / "chroma",
+                                  subset=subset_label(chunks, p.n_documents))
         indexing = index.add(chunks)
 
-        single = single_chunk_questions(run, model, chunks, n_single, seed)
+        single = single_chunk_questions(run, p.model, chunks, p.n_single, p.seed)
         columns = ["qa_id", "set", "question", "answer", "relevant"]
         questions = pd.concat([single[columns], multi[columns]], ignore_index=True)
-        settings = (model, judge_model, store, emb.spec, chunker.name, max_k, answer_k, max_answer_tokens, JUDGE,
-                    self_consistency)
+        settings = (p.model, judge_model, p.store, emb.spec, chunker.name, p.max_k, p.answer_k, p.max_answer_tokens,
+                    JUDGE, p.self_consistency)
 
         def answer(s: Sample, row: dict) -> dict:
             q = s.source
-            hits = index.search(q.question, max_k)
-            reply = complete(model, render("rag_answer", passages=format_passages(hits[:answer_k]),
-                                           question=q.question), stage="answer", max_tokens=max_answer_tokens)
+            hits = index.search(q.question, p.max_k)
+            reply = complete(p.model, render("rag_answer", passages=format_passages(hits[:p.answer_k]),
+                                           question=q.question), stage="answer", max_tokens=p.max_answer_tokens)
             return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
-                    "passages": format_passages(hits[:answer_k]), **answer_columns(reply)}
+                    "passages": format_passages(hits[:p.answer_k]), **answer_columns(reply)}
 
         def judge(s: Sample, row: dict) -> dict:
-            return judge_answer(judge_model, s.input, row["response"], s.target, row["passages"], self_consistency)
+            return judge_answer(judge_model, s.input, row["response"], s.target, row["passages"], p.self_consistency)
 
-        steps = [Step("retrieve+answer", answer, max_workers), Step("judge", judge, max_workers)]
-        steps += [claims_step(judge_model, chunks, answer_k, max_workers)] if claim_metrics else []
+        steps = [Step("retrieve+answer", answer, p.max_workers), Step("judge", judge, p.max_workers)]
+        steps += [claims_step(judge_model, chunks, p.answer_k, p.max_workers)] if p.claim_metrics else []
         items = run.trials(
             prepare(questions), log=run.log(KEY),
             key=lambda s: (s.id, fingerprint(settings, s.input, s.target, s["relevant_chunks"])),
             describe=lambda s: {"set": s["set"], "question": s.input, "reference": s.target,
-                                "relevant_chunks": s["relevant_chunks"], "model": model, "judge_model": judge_model},
+                                "relevant_chunks": s["relevant_chunks"], "model": p.model, "judge_model": judge_model},
             steps=steps)
-        curves = retrieval_curves(items, max_k)
+        curves = retrieval_curves(items, p.max_k)
         notes = [
-            index_note(len(chunks), index, indexing), *documents_note(chunks, every, n_documents),
-            f"single-chunk questions: {len(single)} of {n_single} sampled chunks kept after the automatic check; "
+            index_note(len(chunks), index, indexing), *documents_note(chunks, every, p.n_documents),
+            f"single-chunk questions: {len(single)} of {p.n_single} sampled chunks kept after the automatic check; "
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
-        tables, judged_notes = judged_tables(items, model, judge_model, claim_metrics, card_texts)
+        tables, judged_notes = judged_tables(items, p.model, judge_model, p.claim_metrics, p.card_texts)
         notes += judged_notes
-        single = curves[(curves["set"] == "single") & (curves["k"] == answer_k)] if len(curves) else curves
+        single = curves[(curves["set"] == "single") & (curves["k"] == p.answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}
         tables = {"retrieval_curves": curves, **tables}
         return run.result(seed_numbers(curves), items=items, notes=notes, tables=tables,
-                          headline=headline(f"single-chunk recall@{answer_k}", first.get("recall"),
+                          headline=headline(f"single-chunk recall@{p.answer_k}", first.get("recall"),
                                             first.get("recall_lo"), first.get("recall_hi")))
 
 

@@ -19,7 +19,7 @@ import copy
 import dataclasses
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 
 def param(default: Any, help: str) -> Any:
@@ -36,6 +36,12 @@ JUDGE_MODEL = param("", "(model or \"\") judge model spec; \"\" means the strong
                         "\"self-judged\")")
 CARD_TEXTS = param(0, "(at least 0) shipped labelled texts per judged kind the judge reads for its card "
                       "(data/judge_labels, data/nli_eval; kept per judge in ~/.cache/lclab/judge_cards); 0 means all")
+
+
+def declared(declaration: type, values: dict) -> Any:
+    """The declaration filled from a plan's parameters dict (its declared names; anything else is not its)."""
+    names = {f.name for f in dataclasses.fields(declaration)}
+    return declaration(**{k: v for k, v in values.items() if k in names})
 
 
 def source(value: Any) -> str:
@@ -60,13 +66,16 @@ def cell_text(declaration: type) -> str:
     return "\n".join(f"{name} = {source(default)}  # {help}" for name, default, help in fields(declaration))
 
 
-def call_text(function: str, declaration: type, width: int = 118) -> str:
-    """The notebook's call of its run function: `result = function(name=name, ...)`, every declared parameter by
-    name in declaration order, wrapped at `width` under the opening bracket."""
-    head, args, lines = f"result = {function}(", [f"{name}={name}" for name, _, _ in fields(declaration)], []
+def call_text(function: str, declaration: type, width: int = 118, wrapped: bool = True) -> str:
+    """The notebook's call of its run function: `result = function(Parameters(name=name, ...))`, every declared
+    parameter by name in declaration order, wrapped at `width` under the opening bracket (`wrapped=False`: the
+    parameters passed to the function itself, for a run function that takes them loose, as 07's does)."""
+    head = f"result = {function}(Parameters(" if wrapped else f"result = {function}("
+    close = "))" if wrapped else ")"
+    args, lines = [f"{name}={name}" for name, _, _ in fields(declaration)], []
     line = head
     for i, arg in enumerate(args):
-        piece = arg + ("," if i < len(args) - 1 else ")")
+        piece = arg + ("," if i < len(args) - 1 else close)
         if len(line) + len(piece) > width and line.strip() not in ("", head.strip()):
             lines.append(line.rstrip())
             line = " " * len(head)
@@ -74,17 +83,35 @@ def call_text(function: str, declaration: type, width: int = 118) -> str:
     return "\n".join([*lines, line])
 
 
-def with_call(cell_source: str, declaration: type) -> str:
-    """A notebook's call cell with its `result = run_...(...)` statement written from the declaration (the
-    import above it and whatever follows it kept)."""
-    import ast
+def takes_parameters(function: Callable) -> bool:
+    """True for a run function whose one argument is its experiment's `Parameters`."""
+    import inspect
 
-    for node in ast.parse(cell_source).body:
+    takes = list(inspect.signature(function).parameters.values())
+    return len(takes) == 1 and str(takes[0].annotation).rpartition(".")[2] == "Parameters"
+
+
+def with_call(cell_source: str, declaration: type) -> str:
+    """A notebook's call cell with its `result = run_...(Parameters(...))` statement written from the declaration
+    (the import of `Parameters` added beside the function's; whatever else the cell holds kept)."""
+    import ast
+    import importlib
+
+    body = ast.parse(cell_source).body
+    for node in body:
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
                 and [getattr(t, "id", None) for t in node.targets] == ["result"]):
+            name = ast.unparse(node.value.func)
+            source = next(n.module for n in body if isinstance(n, ast.ImportFrom) and name in [a.name for a in n.names])
+            wrapped = takes_parameters(getattr(importlib.import_module(source), name))
             lines = cell_source.split("\n")
-            call = call_text(ast.unparse(node.value.func), declaration)
-            return "\n".join([*lines[:node.lineno - 1], call, *lines[node.end_lineno:]])
+            call = call_text(name, declaration, wrapped=wrapped)
+            lines = [*lines[:node.lineno - 1], call, *lines[node.end_lineno:]]
+            needed = f"from {declaration.__module__} import Parameters"
+            if wrapped and needed not in lines:
+                at = next(n.end_lineno for n in body if isinstance(n, ast.ImportFrom) and n.module == source)
+                lines.insert(at, needed)
+            return "\n".join(lines)
     raise ValueError("the notebook has no `result = run_...(...)` cell to write")
 
 

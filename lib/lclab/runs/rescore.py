@@ -73,7 +73,9 @@ def rescore(run: str | Path) -> dict:
         return {"run": f"{before['experiment']}/{before['run_name']}", "calls": 0, "changed": [],
                 "problems": [f"{before['experiment']!r} is no registered experiment (08's comparison is rerun, "
                              "not rescored)"]}
-    notebook = NOTEBOOKS / f"{experiment.notebook_stem}.ipynb"
+    # a registered notebook path (an experiment kept outside this repo) or a stem under notebooks/
+    notebook = (Path(experiment.notebook) if experiment.notebook.endswith(".ipynb")
+                else NOTEBOOKS / f"{experiment.notebook_stem}.ipynb")
     # The kernel writes where the run lives: <output>/results/<experiment>/<run_name>.
     output = run.parents[2]
     params = notebook_parameters(before, notebook, output)

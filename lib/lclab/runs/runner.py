@@ -143,7 +143,7 @@ class Run:
 
     def __init__(self, experiment: "Experiment | str", run_name: str, parameters: dict | None = None):
         """`experiment`: the registered experiment or its name (its folder's, results folder's, figures' prefix);
-        `parameters`: its arguments as given (pass `locals()` first thing), for the manifest."""
+        `parameters`: its parameters as given (`dataclasses.asdict` of its Parameters), for the manifest."""
         self.spec = experiment if isinstance(experiment, Experiment) else get_experiment(experiment)
         self.experiment = self.spec.name
         self.run_name = run_name

@@ -7,19 +7,17 @@ from ..experiments import Design, Experiment, Series, register
 from ..models import within_window
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import named, planned_replies
+from ..runs.declared import declared
 from .parameters import Parameters
 from .ruler import PREFIX_ROOM, RULER_TASKS, expand
-from .run import EXPERIMENT, answer_budget, build_samples, closed_book_samples
+from .run import EXPERIMENT, answer_budget, closed_book_samples, prepare
 from .tasks import WITHOUT_DEPTH
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
-    """Every sample's exact prompt (built as the run builds it), looked up in the cache; no judge."""
-    lengths, _ = within_window(p["model"], p["context_tokens"], p["max_answer_tokens"],
-                               p["beyond_window"])
-    samples = build_samples(p["model"], p["tasks"], lengths, p["depths"], p["n_samples"], p["seed"], p["corpus"],
-                            p["value_kinds"], p["qa_path"], workers=p["max_workers"], progress=False,
-                            unanswerable_share=p["unanswerable_share"], multi_qa_path=p["multi_qa_path"])
+    """Every sample's exact prompt (the run's own `prepare`), looked up in the cache; no judge."""
+    samples = prepare(declared(Parameters, p), progress=False)
+    lengths, _ = within_window(p["model"], p["context_tokens"], p["max_answer_tokens"], p["beyond_window"])
     beyond = [n for n in p["context_tokens"] if n not in lengths]
     unanswerable = sum(not s["answerable"] for s in samples)
     notes = ((f"; {unanswerable} of them unanswerable" if unanswerable else "")
@@ -57,7 +55,7 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, parameters=Parameters, design=design,
+    name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, parameters=Parameters, prepare=prepare, design=design,
     comparable=("tasks", "context_tokens", "depths", "n_samples", "seed", "corpus", "value_kinds", "qa_path",
                 "multi_qa_path", "max_answer_tokens"),
     series=Series(key=("sample_id",), value="score", x="context_tokens", x_label="context length (tokens)",

@@ -7,6 +7,7 @@ each prompt reuse the longest prefix of the one before (one haystack at a time, 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ from ..scoring.refusal import refusal_cue
 from ..stats.abstention import abstention_table, unanswerable_count
 from ..text.context import ABSENT_REPLY
 from .associations import association_sample
+from .parameters import Parameters
 from .ruler import RULER_TASKS, available, expand, ruler_sample
 from .ruler_tables import ruler_average, with_value_kind
 from .tasks import (
@@ -97,6 +99,16 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
     return [s for s in flat if s["task"] not in RULER_TASKS] + ruler
 
 
+def prepare(p: Parameters, progress: bool = True) -> list[Sample]:
+    """Every sample a run of `p` answers, before any call (the run and the plan both read these): the lengths the
+    model's window holds (a length it cannot hold refused, or left out with beyond_window: skip), every task's
+    haystacks at each of them."""
+    fitting, _ = within_window(p.model, p.context_tokens, p.max_answer_tokens, p.beyond_window)
+    return build_samples(p.model, p.tasks, fitting, p.depths, p.n_samples, p.seed, p.corpus, p.value_kinds,
+                         p.qa_path, workers=p.max_workers, progress=progress,
+                         unanswerable_share=p.unanswerable_share, multi_qa_path=p.multi_qa_path)
+
+
 def answer_budget(sample: Sample, default: int) -> int:
     """A sample's reply budget: RULER's tasks carry their own (with room for the prefix), the lab's use `default`."""
     return sample.metadata.get("max_tokens", default)
@@ -134,48 +146,45 @@ def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
     return qa_sample(i, pair, passage, budget, depth, corpus, seed, count, closed_book, **absent)
 
 
-def run_synthetic(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
-                  seed: int, corpus: str, value_kinds: list[str], qa_path: str, max_answer_tokens: int,
-                  max_workers: int, run_name: str, beyond_window: str = "refuse", closed_book: bool = False,
-                  unanswerable_share: float = 0.0, multi_qa_path: str = "data/multi_chunk_qa/qa.csv") -> Result:
+def run_synthetic(p: Parameters) -> Result:
     """Run (or resume) the synthetic tasks: one row per sample, scored without a judge; with `closed_book`, every
     haystack's question asked with no text as well (closed_book.jsonl), and the reading gain per task; with
     `unanswerable_share`, haystacks whose asked needles are left out, scored by the refusal rule (`abstention`)."""
-    with Run(EXPERIMENT, run_name, parameters=locals()) as run:
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
         # Refused (or narrowed) before any work: lengths the model's window cannot hold.
-        context_tokens, left_out = within_window(model, context_tokens, max_answer_tokens, beyond_window)
-        samples = build_samples(model, tasks, context_tokens, depths, n_samples, seed, corpus, value_kinds, qa_path,
-                                workers=max_workers, unanswerable_share=unanswerable_share,
-                                multi_qa_path=multi_qa_path)
-        budget = lambda s: answer_budget(s, max_answer_tokens)  # noqa: E731
+        _, left_out = within_window(p.model, p.context_tokens, p.max_answer_tokens, p.beyond_window)
+        samples = prepare(p)
+        budget = lambda s: answer_budget(s, p.max_answer_tokens)  # noqa: E731
 
         def answer(s: Sample, row: dict) -> dict:
-            reply = complete(model, s.input, stage="answer", max_tokens=budget(s))
+            reply = complete(p.model, s.input, stage="answer", max_tokens=budget(s))
             # the Score whole: its value, what it found, and why a sample went unscored (never a silent 0)
             out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
-            if unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
+            if p.unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
                 out["abstained"] = refusal_cue(reply.text) if reply.text is not None else None
             return out
 
         def answered(trials: list[Sample], log: str) -> pd.DataFrame:
             return run.trials(
-                trials, log=run.log(KEY, log), key=lambda s: (s.id, fingerprint(model, budget(s), s.input)),
-                describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": model},
-                steps=[Step("answer", answer, max_workers)])
+                trials, log=run.log(KEY, log), key=lambda s: (s.id, fingerprint(p.model, budget(s), s.input)),
+                describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": p.model},
+                steps=[Step("answer", answer, p.max_workers)])
 
         every = answered(samples, "items.jsonl")
         # The score tables read the answerable haystacks (the unanswerable ones are read by `abstention` alone),
         # one row per task and value kind: a needle task's kinds are never pooled.
         items = with_value_kind(every[every["answerable"].astype(bool)] if "answerable" in every else every)
-        closed = with_value_kind(answered(closed_book_samples(model, tasks, n_samples, seed, corpus, value_kinds,
-                                                              qa_path), "closed_book.jsonl")) if closed_book else None
+        closed = with_value_kind(answered(closed_book_samples(p.model, p.tasks, p.n_samples, p.seed, p.corpus,
+                                                              p.value_kinds, p.qa_path), "closed_book.jsonl")
+                                 ) if p.closed_book else None
         by_length, lengths = summarize(items, ["task", "context_tokens"]), effective_lengths(items)
-        notes = [f"{len(samples)} samples from {len(expand(tasks))} tasks x {n_samples} haystacks; " + run.resume_note(),
-                 f"lengths counted in the {tokenizer_name(model)}, chat template included"]
+        notes = [f"{len(samples)} samples from {len(expand(p.tasks))} tasks x {p.n_samples} haystacks; "
+                 + run.resume_note(),
+                 f"lengths counted in the {tokenizer_name(p.model)}, chat template included"]
         notes += [r.note for r in lengths.itertuples()] + ([left_out] if left_out else [])
         overall = cluster_mean_ci(items["score"], items["cluster"]) if "score" in items else {}
         abstaining = (abstention_table(every[every["task"].isin(ABSTAIN_TASKS)], ["task"], "score", "abstained",
-                                       "cluster") if unanswerable_share and "abstained" in every else None)
+                                       "cluster") if p.unanswerable_share and "abstained" in every else None)
         if abstaining is not None:
             notes.append(f"unanswerable: {int((~every['answerable'].astype(bool)).sum())} samples from haystacks "
                          "with the asked needles left out; abstention on them beside the answer rate on the "
