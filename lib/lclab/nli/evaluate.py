@@ -30,6 +30,7 @@ from .items import ORDERS, EvalItem
 from .labels import Labels, load_items, load_labels
 from .parameters import Parameters
 from .pipeline import VARIANTS
+from .probability import VERDICT_STAGES
 from .run import run_nli
 from .tables import (
     CONFIG_COLUMNS,
@@ -45,7 +46,7 @@ from .tables import (
 EXPERIMENT = "nli"
 PROMPTS = ("nli_system", "nli_refusal_system", "nli_pair", "pronoun_replacement", "refusal_batch")
 TRANSFORM_STAGES = ("pronouns",)
-NLI_STAGES = ("nli", "refusal")
+NLI_STAGES = ("nli", "refusal", *VERDICT_STAGES)
 
 
 def config_label(config: dict) -> str:

@@ -12,6 +12,7 @@ from .labels import load_items
 from .parameters import Parameters
 from .pipeline import (NLI_SCHEMAS, NLI_TOKENS, PRONOUN_BATCH, PRONOUN_SCHEMA, REFUSAL_SCHEMA, batches,
                        pronoun_budget, refusal_budget)
+from .probability import VERDICT_STAGES
 from .run import nli_samples, pronoun_samples, refusal_samples
 
 
@@ -36,8 +37,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
                     rows.append(named(_pronouns(notebook, model, prepared, tag), f"pronouns ({name})"))
                 nli = nli_samples(prepared, variant, p["with_document"], p["order"])
                 if variant == "probability":
-                    rows.append(planned_replies(notebook, EXPERIMENT, "nli", model, [s.input for s in nli], 1,
-                                                reuse, **score_request(tag)))
+                    rows.append(planned_replies(notebook, EXPERIMENT, VERDICT_STAGES[0], model,
+                                                [s.input for s in nli], 1, reuse, **score_request(tag)))
                 else:
                     rows.append(planned_replies(notebook, EXPERIMENT, "nli", model, [s.input for s in nli],
                                                 NLI_TOKENS, reuse, response_format=NLI_SCHEMAS[variant],
@@ -62,7 +63,7 @@ def _pronouns(notebook: str, model: str, prepared: dict, tag: str | None) -> dic
 def _refusals(notebook: str, model: str, prepared: dict, variant: str, tag: str | None) -> dict:
     samples = refusal_samples(prepared, variant)
     if variant == "probability":
-        return planned_replies(notebook, EXPERIMENT, "refusal", model, [s.input for s in samples], 1,
+        return planned_replies(notebook, EXPERIMENT, VERDICT_STAGES[1], model, [s.input for s in samples], 1,
                                **score_request(tag))
     by_size: dict[int, list[str]] = {}
     for s in samples:

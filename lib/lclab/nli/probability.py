@@ -16,10 +16,15 @@ def probability_prompt(premise: str, hypothesis: str, document: str | None = Non
     return entailment_prompt(premise, hypothesis, document)
 
 
+# One-token verdicts are stages of their own: the separated variant's "nli" and "refusal" write JSON replies
+# some fifty tokens long, and a plan prices each stage's replies at its measured mean.
+VERDICT_STAGES = ("nli verdict", "refusal verdict")
+
+
 def score_hypothesis(model: str, premise: str, hypothesis: str, document: str | None = None,
                      cache_tag: str | None = None) -> Verdict:
     """One fact: the hypothesis, tagged by the sampled token, with p(supported) from the first-token logprobs."""
-    read = p_supported(model, premise, hypothesis, stage="nli", document=document, cache_tag=cache_tag)
+    read = p_supported(model, premise, hypothesis, stage=VERDICT_STAGES[0], document=document, cache_tag=cache_tag)
     if read.score is None:
         return Verdict(facts=[], refusal=None)  # no estimate: counted as unscored, never as a 0
     tag = ENTAILED if read.sampled == "1" else "not supported"
@@ -35,7 +40,7 @@ def refusal_prompt(text: str) -> str:
 def score_refusal(model: str, text: str, cache_tag: str | None = None) -> tuple:
     """Is the text an answer refusal: (the sampled verdict, its probability, how it was read); Nones when
     unreadable."""
-    read = score(model, refusal_prompt(text), stage="refusal", cache_tag=cache_tag)
+    read = score(model, refusal_prompt(text), stage=VERDICT_STAGES[1], cache_tag=cache_tag)
     if read.score is None:
         return None, None, None
     return read.sampled == "1", read.score, read.source

@@ -17,7 +17,10 @@ from __future__ import annotations
 REPLY_TOKENS: dict = {
     "answer": 15, "closed-book answer": 18, "multi-needle answer": 30,  # a short answer, "a few words"
     "judge": 8, "judge card": 8, "judge_relevance": 8, "judge_faithfulness": 8, "qa_validation": 8,  # JSON verdicts
-    "qa_generation": 50, "nli": 29, "pronouns": 27, "refusal": 12, "generate": 105, "facts": 268,
+    "qa_generation": 50, "pronouns": 27, "generate": 105, "facts": 268,
+    # 05's separated variant: 1,856 tokens over 33 NLI and refusal replies in the cold default run of 2026-11-26
+    # (the probability variant's one-token verdicts are stages of their own)
+    "nli": 56, "refusal": 56, "nli verdict": 1, "refusal verdict": 1,
     "rag_ifeval answer": 20,  # 492 tokens over 26 answers in the cold default run of 2026-11-26 (its first)
 }
 
