@@ -129,6 +129,7 @@ def test_qa_generation_smoke_run_writes_a_review_file(outputs):
     assert set(rejected.get("failed_check", [])) <= {"question_form", "short_answer", "answer_grounded"}
     summary = pd.read_csv(out / "summary.csv").iloc[0]
     assert summary["for_review"] == len(review) and summary.filter(like="removed_by_").sum() == len(rejected)
+    assert_rescores_without_a_call(out)  # generated and checked pairs replayed
 
 
 def test_context_vs_rag_smoke_run_compares_both_methods_on_the_same_sets(outputs):
@@ -237,6 +238,7 @@ def test_pg_continuous_smoke_run_scores_facts_against_contexts_and_combines_them
     accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert accounting.loc["score", "calls"] + accounting.loc["score", "cache_hits"] == len(scores)
     assert (outputs / "figures" / "pg_continuous_smoke.png").stat().st_size > 10_000
+    assert_rescores_without_a_call(out)  # logprob-scored facts
 
 
 def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(outputs):
@@ -255,6 +257,7 @@ def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(ou
     hyp = pd.read_csv(out / "hypotheses.csv")
     assert hyp.entailed.notna().all()  # every hypothesis of the smoke items is labelled
     assert (outputs / "figures" / "nli_smoke.png").stat().st_size > 10_000
+    assert_rescores_without_a_call(out)  # NLI verdicts and refusals replayed
 
 
 def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):

@@ -124,3 +124,18 @@ def test_the_depth_figure_shows_accuracy_by_length_and_the_effective_length(tmp_
                        effective=effective_length_ci(few))
     lengths = next(ax for ax in fig.axes if ax.get_xscale() == "log")
     assert lengths.get_title() == "effective length: not estimated (4 QA pairs per length, 10 needed)"
+
+
+def test_a_stratified_bootstrap_keeps_each_strata_count_so_a_fixed_task_mix_adds_no_width():
+    from lclab.stats.effective_length import RULER_THRESHOLD, effective_length_ci
+
+    # Both tasks score 1.0 at 1k; at 2k task a still 1.0, task b 0.72 on every haystack: the mean over the tasks
+    # is 0.86 (RULER's bar 0.856 passed) in every resample that keeps ten haystacks of each, and below the bar in
+    # the resamples that draw more of b when twenty haystacks are drawn at random.
+    rows = [{"task": t, "cluster": f"{t}-{i}", "context_tokens": n, "score": 0.72 if (t, n) == ("b", 2048) else 1.0}
+            for t in "ab" for i in range(10) for n in (1024, 2048)]
+    items = pd.DataFrame(rows)
+    fixed = effective_length_ci(items, value="score", cluster="cluster", absolute=RULER_THRESHOLD, stratum="task")
+    free = effective_length_ci(items, value="score", cluster="cluster", absolute=RULER_THRESHOLD)
+    assert fixed["effective_length"] == fixed["lo"] == fixed["hi"] == 2048 and fixed["n_pairs"] == 20
+    assert free["effective_length"] == 2048 and free["lo"] == 1024

@@ -53,10 +53,11 @@ def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD, a
 
 
 def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, value: str = VALUE,
-                        cluster: str = "qa_id", absolute: float | None = None) -> dict:
+                        cluster: str = "qa_id", absolute: float | None = None, stratum: str | None = None) -> dict:
     """Effective length with a percentile bootstrap 95 % CI, resampling clusters (QA pairs, haystacks: all their
     cells together). `value`: yes/no or a score in [0, 1]; `absolute`: RULER's fixed bar instead of 85 % of the
-    shortest length's score."""
+    shortest length's score; `stratum`: a column fixed per cluster (RULER's task) within which clusters are
+    resampled, so every resample keeps each stratum's number of clusters (the mix of tasks is not random)."""
     if value not in items or items["context_tokens"].nunique() < 2:
         return {"effective_length": math.nan, "lo": math.nan, "hi": math.nan, "base_accuracy": math.nan,
                 "n_pairs": int(items[cluster].nunique()) if cluster in items else 0}
@@ -76,7 +77,12 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, 
     everything = np.arange(len(table))
     point = estimate(everything)
     rng = np.random.default_rng(seed)
-    draws = np.array([estimate(rng.integers(0, len(table), len(table))) for _ in range(n_boot)])
+    if stratum is None:
+        groups = [everything]
+    else:
+        of = items.drop_duplicates(cluster).set_index(cluster)[stratum].reindex(table.index)
+        groups = [everything[(of == s).to_numpy()] for s in of.unique()]
+    draws = np.array([estimate(np.concatenate([rng.choice(g, len(g)) for g in groups])) for _ in range(n_boot)])
     draws = draws[~np.isnan(draws)]
     lo, hi = (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else (math.nan,) * 2
     if math.isnan(point):  # undefined here: the resamples where it happens to be defined are no interval for it

@@ -1,9 +1,10 @@
 """09's tables in RULER's shape, and the value kind as an axis of the lab's needle tasks.
 
 RULER reports each task's score (x 100) per length and their mean over the tasks, and calls a model's effective
-length the longest length whose mean is at or above 85.6 (Llama-2-7B's at 4k). Here the mean over tasks is taken
-per haystack index (haystack i of every task), so its interval resamples haystack indices (a t interval over
-them), and the effective length of that mean comes with a bootstrap interval over the same indices.
+length the longest length whose mean is at or above 85.6 (Llama-2-7B's at 4k). Here the mean over tasks per
+length comes with a t interval over haystack indices (haystack i of every task averaged), and the effective
+length of that mean with a bootstrap interval that resamples each task's haystacks within the task (a haystack,
+read at every length, is the independent unit: tasks x haystacks of them).
 """
 
 from __future__ import annotations
@@ -46,16 +47,19 @@ def ruler_average(items: pd.DataFrame) -> dict[str, pd.DataFrame]:
                      "haystacks": ci["n_clusters"], "mean_x100": 100 * ci["mean"], "lo_x100": 100 * ci["lo"],
                      "hi_x100": 100 * ci["hi"], "at_or_above_85.6": bool(ci["mean"] >= RULER_THRESHOLD)})
     table = pd.DataFrame(rows)
-    effective = effective_length_ci(per, value="score", cluster="cluster", absolute=RULER_THRESHOLD)
+    # RULER's effective length reads the mean over every task's haystacks (equal numbers per task: RULER's
+    # unweighted mean of the tasks); its interval resamples each task's haystacks within the task.
+    effective = effective_length_ci(part, value="score", cluster="cluster", absolute=RULER_THRESHOLD,
+                                    stratum="task")
     enough = effective["n_pairs"] >= MIN_PAIRS and len(table) > 1
     table["effective_length"] = effective["effective_length"] if enough else np.nan
     table["effective_lo"] = effective["lo"] if enough else np.nan
     table["effective_hi"] = effective["hi"] if enough else np.nan
     table["note"] = (f"RULER's effective length (mean over tasks >= {100 * RULER_THRESHOLD:.1f}): "
                      + (f"{effective['effective_length']:.0f} [bootstrap 95 % CI {effective['lo']:.0f}, "
-                        f"{effective['hi']:.0f}] over {effective['n_pairs']} haystack indices"
+                        f"{effective['hi']:.0f}] over {effective['n_pairs']} haystacks, resampled within tasks"
                         if enough and not np.isnan(effective["effective_length"]) else
                         "none of the lengths" if enough else
-                        f"not estimated ({effective['n_pairs']} haystack indices; it needs {MIN_PAIRS} and two "
+                        f"not estimated ({effective['n_pairs']} haystacks; it needs {MIN_PAIRS} and two "
                         "lengths)"))
     return {"ruler_by_task": by_task, "ruler": table}
