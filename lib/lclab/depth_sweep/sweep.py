@@ -150,8 +150,8 @@ def run_depth_sweep(p: Parameters) -> Result:
         depth, depth_lines = depth_tables(base, reading, list(p.context_tokens), p.distractors[0])
         depth = named_judge(depth, reading)
         notes += judge_notes(reading) + card_notes(reliability) + depth_lines
-        _, needle_table = run_needles(run, p.model, qa, pool, [k for k in p.needles if k > 1], p.context_tokens, p.seed,
-                                         count, count_text, p.max_answer_tokens, p.max_workers)
+        _, needle_table = run_needles(run, p.model, qa, pool, [k for k in p.needles if k > 1], p.context_tokens,
+                                      p.seed, count, count_text, p.max_answer_tokens, p.max_workers)
         arm, arm_notes = closed_book_arm(run, p.closed_book, items, p.model, reading, qa, p.max_answer_tokens,
                                          p.self_consistency, p.max_workers)
         notes += needle_notes(needle_table) + arm_notes
