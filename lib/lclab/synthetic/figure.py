@@ -14,9 +14,16 @@ from ..figures import PAGE, plt, save_figure
 def synthetic_figure(summary: pd.DataFrame, by_length: pd.DataFrame, title: str, path: Path, meta: dict | None = None):
     fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE, 2.9), gridspec_kw={"width_ratios": [3, 2]})
     lengths = sorted(by_length["context_tokens"].unique()) if len(by_length) else []
-    for task, part in by_length.groupby("task", sort=False):
-        part = part.sort_values("context_tokens")
-        left.errorbar(part["context_tokens"], part["score"], capsize=2, fmt="o-", markersize=3, label=task,
+    tasks = list(dict.fromkeys(by_length["task"])) if len(by_length) else []
+    # One colour and marker per task (RULER's thirteen outnumber a ten-colour palette), each task's points
+    # nudged sideways so that tasks at the same score (every needle task at 1.0) stay visible.
+    colours = sns.color_palette("colorblind" if len(tasks) <= 10 else "husl", max(len(tasks), 1))
+    markers = "osD^vP*Xh<>p8"
+    for j, task in enumerate(tasks):
+        part = by_length[by_length["task"] == task].sort_values("context_tokens")
+        nudge = 2 ** ((j - (len(tasks) - 1) / 2) * 0.02)
+        left.errorbar(part["context_tokens"] * nudge, part["score"], capsize=2, fmt="-", marker=markers[j % 13],
+                      markersize=3, color=colours[j], label=task, linewidth=1,
                       yerr=[(part["score"] - part["lo"]).clip(lower=0), (part["hi"] - part["score"]).clip(lower=0)])
     if len(lengths) > 1:
         left.set_xscale("log", base=2)
