@@ -129,16 +129,15 @@ def run_items(run: Path, n: int) -> list[dict]:
 
 def lab_side(items: list[dict], model: str) -> dict:
     from lclab.models.accounting import ACCOUNTING
-    from lclab.scoring.claims import claim_columns
+    from lclab.scoring.claims import claim_score
 
     ACCOUNTING.reset()
     started, out = time.time(), {}
     for item in items:
-        row = claim_columns(model, item["query"], item["response"], item["gt_answer"],
-                            [c["text"] for c in item["retrieved_context"]])
-        out[item["query_id"]] = {"metrics": {k.removeprefix("claims_"): v for k, v in row.items()
-                                             if k.startswith("claims_") and k != "claims_error"},
-                                 "error": row.get("claims_error"), "response_claims": row.get("response_claims")}
+        got = claim_score(model, item["query"], item["response"], item["gt_answer"],
+                          [c["text"] for c in item["retrieved_context"]])
+        out[item["query_id"]] = {"metrics": got.value or {}, "error": got.unscored,
+                                 "response_claims": got.metadata.get("of_response")}
     table = ACCOUNTING.table().set_index("stage")
     total = table.loc["total"] if "total" in table.index else table.sum()
     return {"items": out, "seconds": time.time() - started, "calls": int(total["calls"]),

@@ -13,7 +13,14 @@ from lclab.text.context import ABSENT_REPLY
                                             ("Unanswerable.", 1.0), ("I don't know", 1.0), ("Paris", 0.0),
                                             ("The text says 1889.", 0.0), ("", 0.0)])
 def test_the_refusal_rule(reply, refused):
-    assert refusal_cue(reply) == refused
+    assert refusal_cue(reply).value == refused
+
+
+def test_the_refusal_rule_names_its_phrase_and_leaves_a_missing_reply_unscored():
+    assert refusal_cue("Sorry, it is not in the text.").columns("abstained", explanation="phrase") == {
+        "abstained": 1.0, "abstained_error": None, "phrase": "not in the text"}
+    missing = refusal_cue(None)
+    assert not missing.scored and missing.unscored == "no reply to read"
 
 
 def test_abstention_beside_the_answer_rate_by_hand():

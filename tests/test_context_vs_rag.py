@@ -75,12 +75,12 @@ def test_the_unanswerable_share_counts_units_beside_the_answerable_ones(share, a
 
 
 def test_every_arm_is_a_sample_and_the_extra_arms_read_the_fullest_answerable_sets_only():
-    from lclab.context_vs_rag.run import prepare
+    from lclab.context_vs_rag.run import as_samples
     from lclab.text.context import IF_ABSENT
 
     _, docs = pool()
     sets = build_sets(QA, docs, 150, [0, 100], 0, words, words, unanswerable_share=0.5)
-    samples = prepare(sets, top_k=3, frontier_k=[1, 3, 5], self_route=True, if_absent=IF_ABSENT)
+    samples = as_samples(sets, top_k=3, frontier_k=[1, 3, 5], self_route=True, if_absent=IF_ABSENT)
     got = {(s["cluster"], s["noise_pct"], s["method"], s["k"]) for s in samples}
     assert got == {("q1", 0, "long_context", None), ("q1", 0, "rag", 3), ("q1", 100, "long_context", None),
                    ("q1", 100, "rag", 3), ("q1", 100, "rag@1", 1), ("q1", 100, "rag@5", 5),
@@ -88,7 +88,7 @@ def test_every_arm_is_a_sample_and_the_extra_arms_read_the_fullest_answerable_se
                    ("q1/absent", 100, "rag", 3)}
     # a run with unanswerable sets says what to reply in every long-context prompt, answerable ones too
     assert all(IF_ABSENT in s.input for s in samples if s["method"] == "long_context")
-    assert not any(IF_ABSENT in s.input for s in prepare(sets[:2]) if s["method"] == "long_context")
+    assert not any(IF_ABSENT in s.input for s in as_samples(sets[:2]) if s["method"] == "long_context")
 
 
 def test_frontier_and_self_route_tables_by_hand():

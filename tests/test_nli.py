@@ -258,7 +258,7 @@ def test_an_answer_that_is_only_a_refusal_runs_through_the_same_prompt_variant_w
     assert list(h.direction) == ["context_answer", "gt_answer", "answer_gt"]
     assert h.hypothesis.iloc[0] == "I don't know."  # one short sentence: nothing to merge it with
     ok = h[h.error.isna()]
-    assert ok.estimate.between(0, 1).all() and ok.refusal.isin([True, False]).all()
+    assert ok.estimate.between(0, 1).all() and ok.estimate_refusal.isin([True, False]).all()
     assert run.items.answer_refusal.iloc[0] in (True, False)  # from the NLI replies: no refusal batch
     assert ledger.get("nli").calls == 3 and ledger.get("pronouns").calls == 2
 

@@ -193,7 +193,7 @@ def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
                                        "faithfulness to retrieved chunks"}
     # Claim diagnostics: every question has its claims or says why not; each metric over the questions where it
     # is defined, the others counted.
-    assert all(isinstance(r.reference_claims, list) and r.reference_claims or isinstance(r.claims_error, str)
+    assert all(isinstance(r.claims_of_reference, list) and r.claims_of_reference or isinstance(r.claims_error, str)
                for r in items.itertuples())
     claims = pd.read_csv(out / "claim_metrics.csv")
     assert len(claims) == 11 and (claims["n"] + claims["undefined"] == len(items)).all()
@@ -217,7 +217,7 @@ def test_pg_discrete_smoke_run_scores_labelled_points_with_both_scorers(outputs)
     assert len(points) == 3 * 2 and points["labelled"].all()  # n_questions x (positive, negative candidate)
     assert not (out / "points_to_label.csv").exists()
     scores = pd.read_json(out / "scores.jsonl", lines=True)
-    assert len(scores) == 6 and (scores["source"] == "logprobs").all()
+    assert len(scores) == 6 and (scores["weighted_source"] == "logprobs").all()
     assert scores["weighted"].between(0, 1).all() and scores["sampled"].isin([0, 1]).all()
     separation = pd.read_csv(out / "summary.csv")
     assert set(separation["scorer"]) == {"logprob-weighted p(1)", "sampled 0/1 token"}

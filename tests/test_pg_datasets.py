@@ -124,8 +124,9 @@ def _point(pid="q1:pos"):
 def test_a_backend_without_logprobs_scores_by_the_sampled_token_and_flags_every_row(no_logprobs_server):
     with Run("pg_discrete", "test") as run:
         rows = score_points(run, _point(), [no_logprobs_server], False, 1)
-    assert rows.loc[0, "source"] == "sampled" and rows.loc[0, "weighted"] == 1.0 and rows.loc[0, "sampled"] == 1.0
-    assert pd.isna(rows.loc[0, "mass_outside"])
+    assert rows.loc[0, "weighted_source"] == "sampled"
+    assert rows.loc[0, "weighted"] == 1.0 and rows.loc[0, "sampled"] == 1.0
+    assert pd.isna(rows.loc[0, "weighted_mass_outside"])
     scored = rows.merge(_point().assign(labelled=True, ambiguous=False, label=1), on="point_id")
     assert separation(scored)["sampled_fallback"].tolist() == [1, 1]
 

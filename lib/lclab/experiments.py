@@ -89,7 +89,10 @@ class Experiment:
     parameters:      its parameters' declaration (a dataclass, lclab.runs.declared): the notebook's parameters
                      cell is written from it, the checks and the plan read it
     prepare:         Parameters -> the Samples a run answers, before any call; the run and the plan both call it
-                     (None: its plan builds the prompts its own way)
+                     (01, 02, 09). None where the samples are made of earlier replies (00's and 06's generated
+                     questions, 04's facts, 05's rewritten hypotheses, 03's retrieved points): there the run and
+                     the plan share the code that reads the inputs (e.g. 06's `inputs`), and the plan prices the
+                     later samples by their templates
     judged_rate:     the reliability-card metric of its headline judged rate ("answer correct (01)"), for
                      `--plan` to say how wide that rate's corrected interval is with 0, 30, 60, 120 labels
     """

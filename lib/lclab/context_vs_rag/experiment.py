@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
-from ..models import budget_counters
 from ..planning.plan import planned_embeddings
 from ..models.judge_choice import judge_spec
 from ..planning.stages import (Judged, answers_and_judges, estimated, named, planned_judges, planned_replies,
@@ -13,11 +12,11 @@ from ..prompts import render
 from ..qa import load_validated
 from ..qa.closed_book import closed_book_samples
 from ..retrieval.chunking import Chunker
+from ..runs.declared import declared
 from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from ..text.context import IF_ABSENT
 from .parameters import Parameters
 from .run import EXPERIMENT, prepare
-from .sets import build_sets
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -28,12 +27,11 @@ def plan(notebook: str, p: dict) -> list[dict]:
     arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again."""
     model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
     judging = (judge_requests(p["self_consistency"]), JUDGE_MAX_TOKENS)
-    _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
-    count, text = budget_counters(model)
-    share = p["unanswerable_share"]
-    sets = build_sets(qa, pool, p["context_tokens"], p["noise_levels"], p["seed"], count, text, share)
-    if_absent = IF_ABSENT if share else ""
-    samples = prepare(sets, p["top_k"], p["frontier_k"], p["self_route"], if_absent)
+    validated = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
+    qa = validated[2]
+    samples = prepare(declared(Parameters, p), validated)  # the run's own trials
+    sets = list({id(s.source): s.source for s in samples}.values())
+    if_absent = IF_ABSENT if p["unanswerable_share"] else ""
     long = [s for s in samples if s["method"] == "long_context"]
     rows = answers_and_judges(notebook, EXPERIMENT, model, judge, [s for s in long if s["answerable"]],
                               p["max_answer_tokens"], *judging)
@@ -83,7 +81,7 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, parameters=Parameters, prepare=prepare,
     judged_rate="answer correct (02)", design=design,
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
                 "embedder", "chunk_tokens", "top_k", "max_answer_tokens", "unanswerable_share"),

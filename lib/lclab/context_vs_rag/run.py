@@ -55,8 +55,18 @@ def methods_of(doc_set: DocumentSet, top_noise: int, top_k: int, frontier_k: lis
     return out
 
 
-def prepare(sets: list[DocumentSet], top_k: int = 3, frontier_k: list[int] = (), self_route: bool = False,
-            if_absent: str = "") -> list[Sample]:
+def prepare(p: Parameters, validated: tuple | None = None) -> list[Sample]:
+    """Parameters -> every trial the run answers, before any call (the run and its plan both start here): the
+    nested document sets of the validated QA pairs, each once per method. `validated`: load_validated's
+    (corpus, pool, qa) when the caller has read them already."""
+    _, pool, qa = validated or load_validated(p.corpus, p.qa_path, p.n_qa)
+    count, count_text = budget_counters(p.model)
+    sets = build_sets(qa, pool, p.context_tokens, p.noise_levels, p.seed, count, count_text, p.unanswerable_share)
+    return as_samples(sets, p.top_k, p.frontier_k, p.self_route, IF_ABSENT if p.unanswerable_share else "")
+
+
+def as_samples(sets: list[DocumentSet], top_k: int = 3, frontier_k: list[int] = (), self_route: bool = False,
+               if_absent: str = "") -> list[Sample]:
     """Every document set once per method, as a Sample: long context's input is its exact answer prompt; RAG's
     and Self-Route's is the query their retrieval embeds (the answer prompt is built from the chunks that step
     writes down)."""
@@ -79,14 +89,14 @@ def run_context_vs_rag(p: Parameters) -> Result:
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": judge}) as run:
         check_budget(p.model, p.context_tokens, p.max_answer_tokens)  # refused before any work
         loaded, pool, qa = load_validated(p.corpus, p.qa_path, p.n_qa)
-        count, count_text = budget_counters(p.model)
-        sets = build_sets(qa, pool, p.context_tokens, p.noise_levels, p.seed, count, count_text, p.unanswerable_share)
+        samples = prepare(p, (loaded, pool, qa))
+        sets = list({id(s.source): s.source for s in samples}.values())
         if_absent = IF_ABSENT if p.unanswerable_share else ""
         steps = TrialSteps(p.model, judge_model, p.max_answer_tokens, p.self_consistency, p.store, p.embedder,
                            Chunker(p.chunk_tokens, "tokens"), run.dir / "chroma", if_absent)
         # Retrieval first (cheap, and it needs the embedder, not the LLM), then every answer, then the judge.
         every = run.trials(
-            prepare(sets, p.top_k, p.frontier_k, p.self_route, if_absent), log=run.log(KEY), key=steps.key,
+            samples, log=run.log(KEY), key=steps.key,
             describe=steps.describe,
             steps=[Step("retrieve", steps.retrieval), Step("answer", steps.answer, p.max_workers),
                    Step("judge", steps.judge, p.max_workers)])

@@ -67,8 +67,8 @@ class TrialSteps:
 
     def _columns(self, reply) -> dict:
         out = answer_columns(reply)
-        if self.if_absent and reply.text is not None:
-            out["abstained"] = refusal_cue(reply.text)
+        if self.if_absent:
+            out.update(refusal_cue(reply.text).columns("abstained", explanation="abstained_phrase"))
         return out
 
     def answer(self, sample: Sample, row: dict) -> dict:
@@ -80,7 +80,7 @@ class TrialSteps:
         if method != "self_route":
             return self._columns(self._complete(answer_prompt(read, doc_set.question, self.if_absent)))
         first = self._complete(answer_prompt(read, doc_set.question, IF_ABSENT))
-        routed = first.text is not None and bool(refusal_cue(first.text))
+        routed = refusal_cue(first.text).value == 1.0
         final = self._complete(answer_prompt(doc_set.docs, doc_set.question, self.if_absent)) if routed else first
         return {**self._columns(final), "routed": routed, "route_reply": first.text,
                 "prompt_tokens": (first.prompt_tokens or 0) + ((final.prompt_tokens or 0) if routed else 0)}

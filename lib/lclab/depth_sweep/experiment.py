@@ -9,24 +9,25 @@ from ..planning.stages import answers_and_judges, named, planned_replies
 from ..scoring.judge_card import planned_card
 from ..qa import load_validated
 from ..qa.closed_book import closed_book_samples
+from ..runs.declared import declared
 from ..models.judge_choice import judge_spec
 from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from .needles import needle_trials
 from .parameters import Parameters
-from .sweep import EXPERIMENT, as_samples, build_trials, rebuild_prompt
+from .sweep import EXPERIMENT, prepare, rebuild_prompt
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
     """The run's own samples (exact answer prompts, looked up in the cache) and a judge call each (exact where the
     answer is cached, else priced by the judge's template); the multi-needle and closed-book samples alike."""
     model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
-    _, pool, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
+    validated = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
+    _, pool, qa = validated
     count, text = budget_counters(model)
-    # Similar distractors would need the embedder (a model) to choose: their prompts are planned as random ones.
-    trials = build_trials(qa, pool, p["context_tokens"], p["depths"], p["seed"], count, text,
-                          p["haystack"]) * len(p["distractors"])
+    # The run's own trials; similar distractors would need the embedder (a model) to choose: planned as random ones.
+    trials = prepare(declared(Parameters, p), validated, similar=False)
     judging = (judge_requests(p["self_consistency"]), JUDGE_MAX_TOKENS)
-    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, as_samples(trials), p["max_answer_tokens"],
+    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, trials, p["max_answer_tokens"],
                               *judging, reuse_prefix=one_at_a_time_local(model, p))
     for k in (k for k in p["needles"] if k > 1):  # the run's own multi-needle samples, exact prompts
         needled = needle_trials(qa, pool, [k], p["context_tokens"], p["seed"], count, text)
@@ -49,7 +50,7 @@ def design(p: dict) -> Design:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, parameters=Parameters, prepare=prepare,
     judged_rate="answer correct (01)", design=design,
     rebuild_prompt=rebuild_prompt,
     # What two runs must share to be compared; the model (and the prompt tested) is what a comparison is for.

@@ -98,6 +98,18 @@ def as_samples(trials: list[Trial]) -> list[Sample]:
                              "cluster": t.qa_id}) for t in trials]
 
 
+def prepare(p: Parameters, validated: tuple | None = None, similar: bool = True) -> list[Sample]:
+    """Parameters -> every sweep trial the run answers, before any call (the run and its plan both start here):
+    each validated QA pair at every budget, depth and distractor mode. `validated`: load_validated's (corpus,
+    pool, qa) when the caller has read them; `similar=False` builds the similar-distractor trials with random
+    distractors instead (a plan runs no embedding model; the prompts are of the same size)."""
+    _, pool, qa = validated or load_validated(p.corpus, p.qa_path, p.n_qa)
+    count, count_text = budget_counters(p.model)
+    return as_samples([t for mode in p.distractors for t in build_trials(
+        qa, pool, p.context_tokens, p.depths, p.seed, count, count_text, p.haystack,
+        mode if similar else "random", p.embedder)])
+
+
 def describe(s: Sample) -> dict:
     return {"doc_id": s.source.doc_id, "n_documents": s["n_documents"], "position": s["position"],
             "question": s.source.question, "gold": s.target}
@@ -118,8 +130,7 @@ def run_depth_sweep(p: Parameters) -> Result:
         check_budget(p.model, max(p.context_tokens), p.max_answer_tokens * max(p.needles))  # refused before any work
         loaded, pool, qa = load_validated(p.corpus, p.qa_path, p.n_qa)
         count, count_text = budget_counters(p.model)
-        trials = [t for mode in p.distractors for t in build_trials(qa, pool, p.context_tokens, p.depths, p.seed, count,
-                                                                    count_text, p.haystack, mode, p.embedder)]
+        trials = prepare(p, (loaded, pool, qa))
 
         def answer(s: Sample, row: dict) -> dict:
             return answer_columns(complete(p.model, s.input, stage="answer", max_tokens=p.max_answer_tokens))
@@ -137,7 +148,7 @@ def run_depth_sweep(p: Parameters) -> Result:
         # Answers first, all of them, in prefix-sharing order; judging afterwards, so
         # judge prompts do not evict the shared documents from llama.cpp's KV cache.
         items = run.trials(
-            as_samples(trials), log=run.log(KEY), key=key,
+            trials, log=run.log(KEY), key=key,
             describe=lambda s: describe(s) | {"model": p.model, "judge_model": judge_model} | placed_by(s),
             steps=[Step("answer", answer, p.max_workers), Step("judge", judge, p.max_workers)])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),

@@ -116,15 +116,21 @@ def replace_pronouns(model: str, sentences: list[str], question: str,
 
 class Verdict(Score):
     """One hypothesis's NLI estimate as a Score: value = the share of its facts tagged supported (`estimate`),
-    unscored when the model found no fact (never a silent 0); metadata = the facts ([{"fact", "explanation",
-    "tag", "p_supported", "p_source"}]), the mean probability of "supported" (`estimate_p`), and for the variant
-    "same" the refusal tag with its probability."""
+    unscored when the model found no fact (never a silent 0); metadata = the mean probability of "supported"
+    (`p`), how the probabilities were read (`source`: "sampled" when any fact's was), the number of facts and the
+    facts themselves ([{"fact", "explanation", "tag", "p_supported", "p_source"}]), and for the variant "same"
+    the refusal tag with its probability.
+
+    Written as `verdict.columns("estimate", error="error")`: estimate, estimate_p, estimate_source,
+    estimate_n_facts, estimate_facts, estimate_refusal, estimate_p_refusal, error."""
 
     def __init__(self, facts: list[dict], refusal: bool | None, p_refusal: float | None = None):
         p = sum(f["p_supported"] for f in facts) / len(facts) if facts else None
+        sources = {f["p_source"] for f in facts}
         super().__init__(value=hypothesis_estimate(facts),
                          unscored=None if facts else "the model found no fact in this hypothesis",
-                         metadata={"facts": facts, "p": p, "refusal": refusal, "p_refusal": p_refusal})
+                         metadata={"p": p, "source": "sampled" if "sampled" in sources else min(sources, default=None),
+                                   "n_facts": len(facts), "facts": facts, "refusal": refusal, "p_refusal": p_refusal})
 
     facts = property(lambda self: self.metadata["facts"])
     refusal = property(lambda self: self.metadata["refusal"])
@@ -208,9 +214,9 @@ def refusal_batch_prompt(texts: list[str]) -> str:
     return render("refusal_batch", n=len(texts), texts=_numbered(texts))
 
 
-def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> tuple[list, list, list]:
-    """One batch (up to 8 texts): True where the text is an answer refusal, the probability of True, and how
-    it was read ("logprobs", or "sampled" where the endpoint gave none).
+def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> list[Score]:
+    """One batch (up to 8 texts): a Score per text, True where it is an answer refusal, with the probability of
+    True (`p`) and how it was read (`source`: "logprobs", or "sampled" where the endpoint gave none).
 
     Raises ParseError when the reply, after one repair round, still has the
     wrong number of tags: the caller records the batch as failed.
@@ -223,4 +229,4 @@ def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> 
         max_tokens=refusal_budget(len(texts)), cache_tag=cache_tag)
     tags = [bool(t["refusal"]) for t in reply.json["tags"]]
     reads = read_values(reply, has_logprobs, "refusal", ("true", "false"), "true", [str(t).lower() for t in tags])
-    return tags, [r.score for r in reads], [r.source for r in reads]
+    return [Score(tag, str(tag).lower(), metadata={"p": r.score, "source": r.source}) for tag, r in zip(tags, reads)]

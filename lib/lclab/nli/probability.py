@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..prompts import render
 from ..scoring.entailment import entailment_prompt, p_supported
 from ..scoring.logprob import score
+from ..scoring.score import Score, unscored
 from .pipeline import ENTAILED, Verdict
 
 
@@ -37,10 +38,10 @@ def refusal_prompt(text: str) -> str:
     return render("refusal_probability", text=text)
 
 
-def score_refusal(model: str, text: str, cache_tag: str | None = None) -> tuple:
-    """Is the text an answer refusal: (the sampled verdict, its probability, how it was read); Nones when
-    unreadable."""
+def score_refusal(model: str, text: str, cache_tag: str | None = None) -> Score:
+    """Is the text an answer refusal, as a Score: the sampled verdict (True/False), its probability `p` and how
+    it was read `source`; unscored, with the reason, when the reply holds no verdict."""
     read = score(model, refusal_prompt(text), stage=VERDICT_STAGES[1], cache_tag=cache_tag)
     if read.score is None:
-        return None, None, None
-    return read.sampled == "1", read.score, read.source
+        return unscored(read.unscored or "no verdict", read.sampled, p=None, source=read.source)
+    return Score(read.sampled == "1", read.sampled, metadata={"p": read.score, "source": read.source})

@@ -15,7 +15,6 @@ as it finishes, so a killed run resumes without repeating a finished one.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from ..models import MissingAPIKeyError
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
 from ..runs.samples import Sample
+from ..scoring.score import LAYOUT
 from .items import DIRECTIONS, EvalItem, Prepared, order_requests, prepare
 from .pipeline import (
     REFUSAL_BATCH,
@@ -44,7 +44,8 @@ from .probability import probability_prompt, refusal_prompt, score_hypothesis, s
 # Errors that would fail every request alike stop the run instead of being logged per item.
 STOP_ON = (MissingAPIKeyError,)
 HYPOTHESIS_COLUMNS = ["item_id", "direction", "index", "sentence", "hypothesis", "premise", "estimate",
-                      "estimate_p", "p_source", "n_facts", "facts", "refusal", "p_refusal", "error"]
+                      "estimate_p", "estimate_source", "estimate_n_facts", "estimate_facts", "estimate_refusal",
+                      "estimate_p_refusal", "error"]
 
 
 @dataclass
@@ -150,17 +151,13 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
             v = score_hypothesis(model, req["premise"], req["hypothesis"], req["document"], cache_tag)
         else:
             v = judge_hypothesis(model, variant, req["premise"], req["hypothesis"], req["document"], cache_tag)
-        sources = {f["p_source"] for f in v.facts}
-        return {"estimate": v.estimate, "estimate_p": v.estimate_p, "n_facts": len(v.facts),
-                "p_source": "sampled" if "sampled" in sources else ("logprobs" if sources else None),
-                "facts": json.dumps(v.facts, ensure_ascii=False), "refusal": v.refusal, "p_refusal": v.p_refusal,
-                "error": v.unscored}
+        return v.columns("estimate", error="error")
 
     hyp = run.trials(
         nli_samples(prepared, variant, with_document, order),
         log=run.log(("config", "item_id", "direction", "index", "fingerprint"), "hypotheses.jsonl"), quiet=quiet,
         key=lambda s: (config, s["item_id"], s["direction"], s["index"],
-                       fingerprint(made_with, variant, s["premise"], s["hypothesis"], s["document"])),
+                       fingerprint(made_with, variant, s["premise"], s["hypothesis"], s["document"], LAYOUT)),
         describe=lambda s: {"sentence": s["sentence"], "hypothesis": s["hypothesis"], "premise": s["premise"]},
         steps=[Step(f"NLI ({variant})", nli, concurrency)], stop_on=STOP_ON)
     hyp = hyp.reindex(columns=HYPOTHESIS_COLUMNS).sort_values(
@@ -214,19 +211,20 @@ def _refusals_tagged(run: Run, prepared: dict[str, Prepared], model: str, config
 
     def tag(sample: Sample, row: dict) -> dict:
         contents = sample["contents"]
-        tags, probabilities, sources = (zip(*(score_refusal(model, t, cache_tag) for t in contents)) if probability
-                                        else tag_refusals(model, contents, cache_tag))
-        return {"tags": list(tags), "p": list(probabilities), "sources": list(sources)}
+        verdicts = ([score_refusal(model, t, cache_tag) for t in contents] if probability
+                    else tag_refusals(model, contents, cache_tag))
+        return {"verdicts": [v.columns("refusal") for v in verdicts]}
 
     done = run.trials(
         samples, log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
-        quiet=quiet, key=lambda s: (config, s.id, fingerprint(model, cache_tag, variant, s["contents"])),
+        quiet=quiet, key=lambda s: (config, s.id, fingerprint(model, cache_tag, variant, s["contents"], LAYOUT)),
         describe=lambda s: {"texts": s["texts"]}, steps=[Step("refusal", tag, concurrency)], stop_on=STOP_ON)
     tags: dict[tuple[str, str], tuple] = {}
     for r in done.to_dict("records"):
         for i, (item_id, which) in enumerate(r["texts"]):
             failed = pd.notna(r["error"])
-            tags[(item_id, which)] = (None, None, None) if failed else (r["tags"][i], r["p"][i], r["sources"][i])
+            v = {} if failed else r["verdicts"][i]
+            tags[(item_id, which)] = (v.get("refusal"), v.get("refusal_p"), v.get("refusal_source"))
             if failed:
                 prepared[item_id].problems.append(f"refusal tagging failed for {which}: {r['error']}")
     return {k: tuple(tags.get((k, w), (None, None, None))[field] for field in range(3) for w in ("answer", "gt"))
@@ -246,9 +244,10 @@ def _refusals_same(prepared: dict[str, Prepared], hyp: pd.DataFrame) -> dict[str
         tags, probabilities, sources = [], [], []
         for d in ("context_answer", "answer_gt"):
             part = own[own.direction == d]
-            seen = part.refusal.dropna()
+            seen = part.estimate_refusal.dropna()
             tags.append(bool(seen.any()) if len(seen) else None)
-            probabilities.append(float(part.p_refusal.max()) if part.p_refusal.notna().any() else None)
-            sources.append(next(iter(part.p_source.dropna()), None))
+            probabilities.append(float(part.estimate_p_refusal.max()) if part.estimate_p_refusal.notna().any()
+                                 else None)
+            sources.append(next(iter(part.estimate_source.dropna()), None))
         out[item_id] = (*tags, *probabilities, *sources)
     return out

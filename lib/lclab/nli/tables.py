@@ -100,7 +100,7 @@ def nli_cards(hyp: pd.DataFrame, items: pd.DataFrame, refusal_labels: pd.DataFra
             sub = part[part.direction == d]
             verdicts = sub.estimate.map(lambda e: None if pd.isna(e) else bool(e >= 0.5))
             overlap = [content_overlap(h, p) for h, p in zip(sub.sentence, sub.premise)]
-            rows.append(card(f"NLI {DIRECTION_NAMES[d]}", name, verdicts, sub.estimate_p, sub.p_source,
+            rows.append(card(f"NLI {DIRECTION_NAMES[d]}", name, verdicts, sub.estimate_p, sub.estimate_source,
                              sub.entailed, "hypothesis words in the premise", pd.Series(overlap, dtype=float)))
             if "combined_p" in sub and sub.combined_p.notna().any():  # lclab.nli.combined (needs p(supported))
                 combined = sub.combined_p.map(lambda p: None if pd.isna(p) else bool(p >= 0.5))
@@ -115,5 +115,5 @@ def nli_cards(hyp: pd.DataFrame, items: pd.DataFrame, refusal_labels: pd.DataFra
                          pd.Series([t[3] for t in texts], dtype=float),
                          pd.Series([t[5] for t in texts], dtype=object),
                          pd.Series([truth.get((t[0], t[1])) for t in texts], dtype=float),
-                         "a refusal phrase in the text", pd.Series([refusal_cue(t[4]) for t in texts])))
+                         "a refusal phrase in the text", pd.Series([refusal_cue(t[4]).value for t in texts])))
     return cards(rows)

@@ -12,6 +12,7 @@ from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
 from ..runs.samples import Sample
 from ..scoring.logprob import score
+from ..scoring.score import LAYOUT
 from .contexts import Context
 
 STYLES = {"io": "facts_io", "cot": "facts_cot"}
@@ -81,13 +82,12 @@ def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: lis
     samples = fact_samples(facts, contexts)
 
     def run_score(sample: Sample, row: dict) -> dict:
-        r = score(model, sample.input, stage="score", require_logprobs=require_logprobs)
-        return {"p": r.score, "sampled": r.sampled, "mass_outside": r.mass_outside, "source": r.source,
-                "error": r.problem}
+        return score(model, sample.input, stage="score", require_logprobs=require_logprobs).columns(
+            "p", error="error", answer="sampled")
 
     return run.trials(
         samples, log=run.log(("style", "fact_id", "context_id", "fingerprint"), "fact_scores.jsonl"),
         key=lambda s: (s["style"], s["fact_id"], s["context_id"],
-                       fingerprint(model, template("fact_in_context"), s.source.chunk.text, s["fact"])),
+                       fingerprint(model, template("fact_in_context"), s.source.chunk.text, s["fact"], LAYOUT)),
         describe=lambda s: {"fact": s["fact"], "kind": s["kind"]},
         steps=[Step("score", run_score, max_workers)], stop_on=(LogprobsUnavailableError, MissingAPIKeyError))

@@ -79,7 +79,7 @@ def describe(contexts, qa, extractions, facts, scores, combos, max_facts) -> lis
     if len(failed):
         lines.append(f"{len(failed)} fact scores could not be read (result.failures); combinations leave those "
                      "facts out where they decide the result, and count them")
-    fallback = int((scores["source"] == "sampled").sum())
+    fallback = int((scores["p_source"] == "sampled").sum())
     if fallback:
         lines.append(f"{fallback} fact scores fell back to the sampled token (no logprobs from this backend)")
     return lines

@@ -27,7 +27,8 @@ from ..retrieval.vectorstores import open_corpus_index
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, headline, skipped_note
 from ..runs.samples import Sample
-from ..scoring.logprob import score
+from ..scoring.logprob import sampled_score, score
+from ..scoring.score import LAYOUT
 from ..scoring.score_eval import (
     calibration_table,
     expected_calibration_error,
@@ -43,11 +44,11 @@ KEY = ("model", "point_id", "fingerprint")
 
 
 def score_point(model: str, prompt: str, require_logprobs: bool) -> dict:
+    """Both scorers of one point: the logprob-weighted p(1) (`weighted`, with its probabilities, the mass outside
+    the labels and how it was read) and the sampled 0/1 token (`sampled`; None for any other token)."""
     result = score(model, prompt, stage="score", require_logprobs=require_logprobs)
-    sampled = float(result.sampled) if result.sampled in ("0", "1") else None
-    return {"weighted": result.score, "sampled": sampled, "sampled_token": result.sampled,
-            "p1": result.probabilities.get("1"), "mass_outside": result.mass_outside, "source": result.source,
-            "error": result.problem}
+    sampled = sampled_score(result.sampled or "")
+    return {**result.columns("weighted", error="error", answer="sampled_token"), "sampled": sampled.value}
 
 
 def prepare(points: pd.DataFrame, models: list[str]) -> list[Sample]:
@@ -64,7 +65,7 @@ def score_points(run: Run, points: pd.DataFrame, models: list[str], require_logp
     """Every model scores every point once; finished points are read back from the log, not rescored."""
     return run.trials(
         prepare(points, models), log=run.log(KEY, "scores.jsonl"),
-        key=lambda s: (s["model"], s["point_id"], fingerprint(s["model"], template("context_contains_answer"),
+        key=lambda s: (s["model"], s["point_id"], fingerprint(s["model"], LAYOUT, template("context_contains_answer"),
                                                                 s.source.context_sha1, s.source.question,
                                                                 s.source.golden_answer)),
         describe=lambda s: {}, stop_on=(LogprobsUnavailableError, MissingAPIKeyError),
@@ -77,7 +78,7 @@ def separation(scored: pd.DataFrame) -> pd.DataFrame:
     for model, group in usable(scored).groupby("model", sort=False):
         for scorer, label in SCORERS.items():
             summary = separation_summary(group["label"].astype(int), group[scorer])
-            fallback = int((group["source"] == "sampled").sum()) if "source" in group else 0
+            fallback = int((group["weighted_source"] == "sampled").sum()) if "weighted_source" in group else 0
             ece = expected_calibration_error(group["label"].astype(int), group[scorer])
             rows.append({"model": model, "scorer": label, **summary, "ece": ece, "sampled_fallback": fallback})
     return pd.DataFrame(rows)
@@ -173,7 +174,7 @@ def score_notes(scored: pd.DataFrame) -> list[str]:
     if len(failed):
         lines.append(f"{len(failed)} scores could not be read (result.failures); they are left out, never "
                      "counted as 0")
-    fallback = int((scored["source"] == "sampled").sum()) if "source" in scored else 0
+    fallback = int((scored["weighted_source"] == "sampled").sum()) if "weighted_source" in scored else 0
     if fallback:
         lines.append(f"{fallback} scores fell back to the sampled token (the backend gave no logprobs)")
     return lines

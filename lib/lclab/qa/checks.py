@@ -9,7 +9,8 @@ an answer, and then calls its own pair supported: the model's check alone filter
     answer_grounded  the answer's content words are in the passage (at least MIN_GROUNDED of them), or the answer
                      is found there as it stands
 
-A pair that fails one goes to `qa_rejected.csv` with the first check it failed; the review sheet holds the rest.
+A pair that fails one goes to `qa_rejected.csv` with the first check it failed and every check's result (the
+pair's `checks` Score); the review sheet holds the rest.
 The generating model's own check (`llm_supported`) stays a column for the reviewer and removes nothing: on the
 shipped reviewed set (data/pg_qa/qa.csv, 24 pairs a maintainer marked yes or no) it called 2 of the 14 good pairs
 unsupported, while the three checks above kept all 14 and removed 7 of the 10 bad ones.
@@ -22,6 +23,7 @@ import re
 import pandas as pd
 
 from ..scoring.baselines import content_overlap
+from ..scoring.score import Score
 
 MAX_ANSWER_WORDS = 12
 MIN_GROUNDED = 0.75
@@ -49,16 +51,29 @@ def answer_grounded(answer: str, passage: str, found_as_is: bool) -> bool:
     return bool(found_as_is) or (overlap is not None and overlap >= MIN_GROUNDED)
 
 
-def first_failed(row: dict) -> str | None:
-    """The first check the pair fails (in CHECKS order), or None when it passes all."""
+def pair_checks(row: dict) -> Score:
+    """The pair's checks as a Score: value True when it passes all; explanation = the first check it fails (in
+    CHECKS order); metadata = each check's result."""
     results = {"question_form": question_form(row["question"], row["passage"]),
                "short_answer": short_answer(row["answer"]),
                "answer_grounded": answer_grounded(row["answer"], row["passage"], row.get("answer_in_source"))}
-    return next((name for name in CHECKS if not results[name]), None)
+    failed = next((name for name in CHECKS if not results[name]), None)
+    return Score(failed is None, answer=row["question"], explanation=failed, metadata=results)
+
+
+def first_failed(row: dict) -> str | None:
+    """The first check the pair fails (in CHECKS order), or None when it passes all."""
+    return pair_checks(row).explanation
 
 
 def apply_checks(pairs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
-    """(pairs passing every check, the rejected ones with `failed_check`, how many each check removed)."""
-    failed = pd.Series([first_failed(r) for r in pairs.to_dict("records")], index=pairs.index, dtype=object)
+    """(pairs passing every check, the rejected ones with `failed_check` and each check's result
+    (`checks_<name>`), how many each check removed)."""
+    scored = pd.DataFrame([pair_checks(r).columns("checks", explanation="failed_check")
+                           for r in pairs.to_dict("records")], index=pairs.index,
+                          columns=["checks", *(f"checks_{c}" for c in CHECKS), "checks_error", "failed_check"])
+    failed = scored["failed_check"]
     removed = {name: int((failed == name).sum()) for name in CHECKS}
-    return pairs[failed.isna()], pairs[failed.notna()].assign(failed_check=failed[failed.notna()]), removed
+    kept = [*(f"checks_{c}" for c in CHECKS), "failed_check"]
+    rejected = pairs[failed.notna()].join(scored.loc[failed.notna(), kept])
+    return pairs[failed.isna()], rejected, removed

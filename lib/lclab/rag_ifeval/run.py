@@ -65,7 +65,7 @@ def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, s
                          retry=config.retry)
         scored = judge.evaluate(Answer(reply.text, tuple(sample["context"])), sample.target)
         return {**answer_columns(reply), "finish_reason": reply.finish_reason,
-                "scores": scored.value, "normalized": scored.answer,
+                **scored.columns("scores", answer="normalized"),
                 "len_chars": len(reply.text), "len_words": len(scored.answer.split())}
 
     def key(sample: Sample) -> tuple:

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
-from ..paths import repo_path
 from ..models.judge_choice import judge_spec
 from ..planning.plan import planned_embeddings
 from ..planning.stages import estimated, fan_out, named, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
-from ..qa.generate import GENERATION_TOKENS, sample_passages
+from ..qa.generate import GENERATION_TOKENS
 from ..qa.planned import planned_generation
-from ..retrieval.chunking import Chunker
+from ..runs.declared import declared
 from ..scoring.claims import CHECK_STAGE, claims_budget
 from ..scoring.judge_card import planned_card
 from ..scoring.judges import JUDGE_MAX_TOKENS
-from ..text.corpus import Document, load_corpus
-from ..text.hand_tables import read_hand_table
 from .parameters import Parameters
-from .run import EXPERIMENT, indexed_chunks
+from .run import EXPERIMENT, inputs
 
 # The three judges of every answer: (gateway stage, template); each reads the question and the answer, and its
 # own third field (the reference, nothing, the passages).
@@ -33,13 +30,9 @@ def plan(notebook: str, p: dict) -> list[dict]:
     each answer at its measured size (else its budget)."""
     model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
     samples = 1 + p["self_consistency"]
-    multi = read_hand_table(repo_path(p["multi_qa_path"]), ("validated",), "multi-chunk QA file")
-    multi = multi[multi["validated"].str.strip().str.lower() == "yes"]
-    multi = multi.head(p["n_multi"]) if p["n_multi"] else multi
-    chunks = indexed_chunks(Chunker(p["chunk_tokens"], "tokens").split(load_corpus(p["corpus"]).documents),
-                            multi["chunk_ids"].str.split(";"), p["n_documents"], p["seed"])
-    chosen = sample_passages([Document(c.chunk_id, c.text, c.doc_id) for c in chunks], p["n_single"], 400, p["seed"])
-    rows, pairs = planned_generation(notebook, EXPERIMENT, model, chosen)
+    read = inputs(declared(Parameters, p))  # what the run reads, read by the run's own code
+    multi, chunks = read.multi, read.chunks
+    rows, pairs = planned_generation(notebook, EXPERIMENT, model, read.generated_from)
     # what each answer and judge prompt holds besides its template: {field: tokens}
     half_pair = reply_tokens(EXPERIMENT, "qa_generation", model, GENERATION_TOKENS)[0] / 2
     known = [pair or {} for pair in pairs] + multi[["question", "answer"]].to_dict("records")

@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import pandas as pd
 
@@ -38,11 +38,12 @@ from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
-from ..scoring.claims import claim_columns, claim_metrics_table
+from ..scoring.claims import claim_metrics_table, claim_score
 from ..scoring.judge_reading import read_judge
 from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
 from ..scoring.reliability import card_notes, cards, judged_card
-from ..text.corpus import Document, load_corpus
+from ..scoring.score import LAYOUT
+from ..text.corpus import Document, Corpus, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
 from .parameters import Parameters
 
@@ -51,6 +52,7 @@ KINDS = {"judge_correct": "answer_correct", "relevant": "rag_relevance", "faithf
 
 EXPERIMENT = "rag_validation"
 KEY = ("qa_id", "fingerprint")
+MIN_PASSAGE_CHARS = 400  # a shorter chunk seldom holds both a question and its answer
 
 
 def format_passages(hits) -> str:
@@ -78,14 +80,38 @@ def subset_label(chunks: list[Chunk], n_documents: int) -> str:
     return f"{len({c.doc_id for c in chunks})}docs-{fingerprint(sorted({c.doc_id for c in chunks}))[:6]}"
 
 
-def single_chunk_questions(run: Run, model: str, chunks: list[Chunk], n: int, seed: int) -> pd.DataFrame:
-    """Generate (resumable, cached) one QA pair per sampled chunk; keep those an automatic check supports.
+@dataclass(frozen=True)
+class Inputs:
+    """What a run reads before any call, the same for its plan: the corpus, every chunk of it, the reviewed
+    multi-chunk questions (checked against the chunks), the chunks indexed, and the chunks a question is
+    generated from."""
+    loaded: Corpus
+    chunker: Chunker
+    every: list[Chunk]
+    multi: pd.DataFrame
+    chunks: list[Chunk]
+    generated_from: list[Document]
+
+
+def inputs(p: Parameters) -> Inputs:
+    """The run's inputs (the run and its plan both start here)."""
+    loaded = load_corpus(p.corpus)
+    chunker = Chunker(p.chunk_tokens, "tokens")
+    every = chunker.split(loaded.documents)
+    multi = read_multi_chunk_file(p.multi_qa_path, every, chunker)
+    multi = (multi.head(p.n_multi) if p.n_multi else multi).assign(set="multi")
+    chunks = indexed_chunks(every, multi["relevant"], p.n_documents, p.seed)
+    pool = [Document(c.chunk_id, c.text, c.doc_id) for c in chunks]
+    return Inputs(loaded, chunker, every, multi, chunks,
+                  sample_passages(pool, p.n_single, min_chars=MIN_PASSAGE_CHARS, seed=p.seed))
+
+
+def single_chunk_questions(run: Run, model: str, chosen: list[Document]) -> pd.DataFrame:
+    """Generate (resumable, cached) one QA pair per chosen chunk; keep those an automatic check supports.
 
     Every generated pair, kept or not, is written to single_chunk_qa.csv for review.
     """
-    pool = [Document(c.chunk_id, c.text, c.doc_id) for c in chunks]
-    sampled = sample_passages(pool, n, min_chars=400, seed=seed)
-    got = generated_pairs(run, model, sampled, 1, "single_chunk_qa.jsonl")
+    got = generated_pairs(run, model, chosen, 1, "single_chunk_qa.jsonl")
     df = pd.DataFrame({"qa_id": [f"s-{d}" for d in got["doc_id"]], "chunk_id": got["doc_id"], "set": "single"})
     for column in ("question", "answer", "answer_in_source", "llm_supported"):
         df[column] = got.get(column)
@@ -123,7 +149,7 @@ def claims_step(judge_model: str, chunks: list[Chunk], answer_k: int, workers: i
 
     def claims(s: Sample, row: dict) -> dict:
         read = [text[i] for i in row["retrieved"][:answer_k]]
-        return claim_columns(judge_model, s.input, row["response"], s.target, read)
+        return claim_score(judge_model, s.input, row["response"], s.target, read).columns("claims", spread=True)
 
     return Step("claims", claims, workers)
 
@@ -134,22 +160,18 @@ def run_rag_validation(p: Parameters) -> Result:
     judge = choose_judge(p.model, p.judge_model)
     judge_model = judge.spec
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": judge}) as run:
-        loaded = load_corpus(p.corpus)
-        chunker = Chunker(p.chunk_tokens, "tokens")
-        every = chunker.split(loaded.documents)
-        multi = read_multi_chunk_file(p.multi_qa_path, every, chunker)
-        multi = (multi.head(p.n_multi) if p.n_multi else multi).assign(set="multi")
-        chunks = indexed_chunks(every, multi["relevant"], p.n_documents, p.seed)
+        read = inputs(p)
+        loaded, chunker, every, multi, chunks = read.loaded, read.chunker, read.every, read.multi, read.chunks
         emb = get_embedder(p.embedder)
         index = open_corpus_index(p.store, p.corpus, chunker.name, emb, directory=run.dir / "chroma",
                                   subset=subset_label(chunks, p.n_documents))
         indexing = index.add(chunks)
 
-        single = single_chunk_questions(run, p.model, chunks, p.n_single, p.seed)
+        single = single_chunk_questions(run, p.model, read.generated_from)
         columns = ["qa_id", "set", "question", "answer", "relevant"]
         questions = pd.concat([single[columns], multi[columns]], ignore_index=True)
         settings = (p.model, judge_model, p.store, emb.spec, chunker.name, p.max_k, p.answer_k, p.max_answer_tokens,
-                    JUDGE, p.self_consistency)
+                    JUDGE, p.self_consistency, LAYOUT)
 
         def answer(s: Sample, row: dict) -> dict:
             q = s.source

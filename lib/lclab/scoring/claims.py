@@ -32,6 +32,7 @@ from ..prompts import render
 from ..stats.clusters import cluster_mean_ci
 from ..text.sentences import to_sentences
 from .entailment import p_claim_supported
+from .score import Score, unscored
 
 CLAIMS_TOKENS = 160  # the smallest extraction budget: the claims of a one- or two-sentence answer
 # The claims restate the text, each readable alone (a pronoun written out), in JSON: about twice the text's tokens.
@@ -177,22 +178,25 @@ def claim_metrics_table(items: pd.DataFrame, cluster: str, unit: str, reading=No
     return pd.DataFrame(rows)
 
 
-def claim_columns(model: str, question: str, response: str, reference: str, chunks: list[str],
-                  cache_tag: str | None = None) -> dict:
-    """Everything one item's claim diagnostics write to its row: the claims, the verdicts, the eleven metrics
-    (columns `claims_<metric>`), and `claims_error` when the claims could not be extracted or checked."""
+def claim_score(model: str, question: str, response: str, reference: str, chunks: list[str],
+                cache_tag: str | None = None) -> Score:
+    """One item's claim diagnostics as a Score: value = the eleven metrics by name, metadata = the claims of the
+    response and of the reference and every check's probability; unscored when the claims could not be
+    extracted, or when some check had no readable verdict (the metrics of the rest are kept beside the reason).
+
+    Written as `claim_score(...).columns("claims", spread=True)`: claims_<metric> for each metric, claims_of_response,
+    claims_of_reference, claims_checks, claims_error."""
     try:
         response_claims = extract_claims(model, question, response, cache_tag)
         reference_claims = extract_claims(model, question, reference, cache_tag)
     except ParseError as err:
-        return {"claims_error": f"claim extraction: {err}"}
+        return unscored(f"claim extraction: {err}")
     checks = check_claims(model, question, response_claims, reference_claims, response, reference, chunks, cache_tag)
-    metrics = item_metrics(checks)
     unread = checks.unread()
-    return {"response_claims": response_claims, "reference_claims": reference_claims,
-            "claim_checks": checks.__dict__, **{f"claims_{k}": v for k, v in metrics.items()},
-            "claims_error": f"{unread} claim checks had no readable verdict" if unread else None}
+    return Score(item_metrics(checks), answer=response,
+                 metadata={"of_response": response_claims, "of_reference": reference_claims, "checks": checks.__dict__},
+                 unscored=f"{unread} claim checks had no readable verdict" if unread else None)
 
 
 __all__ = ["CHECK_STAGE", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claims_budget",
-           "claim_columns", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]
+           "claim_score", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]

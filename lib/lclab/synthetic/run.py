@@ -161,7 +161,7 @@ def run_synthetic(p: Parameters) -> Result:
             # the Score whole: its value, what it found, and why a sample went unscored (never a silent 0)
             out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
             if p.unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
-                out["abstained"] = refusal_cue(reply.text) if reply.text is not None else None
+                out.update(refusal_cue(reply.text).columns("abstained", explanation="abstained_phrase"))
             return out
 
         def answered(trials: list[Sample], log: str) -> pd.DataFrame:

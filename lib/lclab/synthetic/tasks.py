@@ -59,7 +59,7 @@ def score(response: str | None, targets: list[str], metric: str) -> Score:
     if response is None:
         return unscored("no response")
     if metric == "abstain":  # the rule decides: the prompt asked for a refusal phrase
-        return Score(refusal_cue(response), answer=response)
+        return refusal_cue(response)
     if metric == "part":
         found = [t for t in targets if contains_answer(response, t)]
         return Score(float(bool(found)), answer=response, metadata={"found": found})
