@@ -131,6 +131,20 @@ def test_a_backend_without_logprobs_scores_by_the_sampled_token_and_flags_every_
     assert separation(scored)["sampled_fallback"].tolist() == [1, 1]
 
 
+def test_a_run_on_an_endpoint_without_logprobs_replays_with_no_call(no_logprobs_server, monkeypatch):
+    from lclab.models import ACCOUNTING
+    from lclab.models.replay import REPLAY_ENV
+
+    with Run("pg_discrete", "made") as run:
+        made = score_points(run, _point(), [no_logprobs_server], False, 1)
+    monkeypatch.setenv(REPLAY_ENV, "1")  # what rescore runs under: the cache only
+    ACCOUNTING.reset()
+    with Run("pg_discrete", "replayed") as run:
+        replayed = score_points(run, _point(), [no_logprobs_server], False, 1)
+    assert int(ACCOUNTING.table()["calls"].sum()) == 0  # the logprob request's failure was kept, not asked again
+    assert replayed[["weighted", "weighted_source", "sampled"]].equals(made[["weighted", "weighted_source", "sampled"]])
+
+
 def test_a_run_that_demands_logprobs_stops_at_the_first_point(no_logprobs_server):
     points = pd.concat([_point("q1:pos"), _point("q1:neg")], ignore_index=True)
     with pytest.raises(LogprobsUnavailableError, match="requires logprobs"), Run("pg_discrete", "test") as run:

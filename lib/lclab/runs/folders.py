@@ -188,3 +188,19 @@ def accounting_to_date(directory: Path) -> dict:
     totals = pd.read_csv(path).query("stage == 'total'")
     return {"invocations": len(totals),
             **totals.drop(columns=["invocation", "status", "stage"]).sum(numeric_only=True).to_dict()}
+
+
+def json_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with its list and dict cells (a Score's facts, probabilities, found values) written as JSON, so
+    that a CSV reader gets them back with json.loads rather than a Python repr."""
+    def as_json(v):
+        return json.dumps(v, ensure_ascii=False, default=str) if isinstance(v, (list, dict)) else v
+
+    nested = [i for i in range(table.shape[1]) if table.iloc[:, i].dtype == object
+              and table.iloc[:, i].map(lambda v: isinstance(v, (list, dict))).any()]
+    if not nested:
+        return table
+    table = table.copy()
+    for i in nested:
+        table.iloc[:, i] = table.iloc[:, i].map(as_json)
+    return table

@@ -42,7 +42,6 @@ Shared columns: one name, one meaning, in every experiment's item rows.
 from __future__ import annotations
 
 import datetime
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Generic, Sequence, TypeVar
@@ -56,11 +55,11 @@ from ..models.cache import check_writable
 from ..models.errors import ITEM_ERRORS
 from ..paths import llm_cache_dir
 from . import manifest
-from .folders import ItemLog, RunLock, log_accounting, run_dir, write_atomic
+from .folders import ItemLog, RunLock, json_cells, log_accounting, run_dir, write_atomic
 from .index import refresh_index
 from .notes import SkippedNote, failure_notes, headline, skipped_note  # noqa: F401 (where experiments find them)
 from .parallel import map_items
-from .samples import check_samples, write_samples
+from .samples import check_samples, once_per_trial, write_samples
 
 T = TypeVar("T")
 
@@ -88,22 +87,6 @@ def answer_columns(reply) -> dict:
             "completion_tokens": reply.completion_tokens, "answer_cached": reply.cached,
             "answer_latency_s": round(latency, 3) if latency is not None else None,
             "prompt_sha256": reply.prompt_sha256, **({"reply_note": reply.note} if reply.note else {})}
-
-
-def _json_cells(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with its list and dict cells (a Score's facts, probabilities, found values) written as JSON, so
-    that a CSV reader gets them back with json.loads rather than a Python repr."""
-    def as_json(v):
-        return json.dumps(v, ensure_ascii=False, default=str) if isinstance(v, (list, dict)) else v
-
-    nested = [i for i in range(table.shape[1]) if table.iloc[:, i].dtype == object
-              and table.iloc[:, i].map(lambda v: isinstance(v, (list, dict))).any()]
-    if not nested:
-        return table
-    table = table.copy()
-    for i in nested:
-        table.iloc[:, i] = table.iloc[:, i].map(as_json)
-    return table
 
 
 @dataclass
@@ -204,6 +187,7 @@ class Run:
         trials = list(trials)
         check_samples(trials)
         log = log or self.log(("fingerprint",))
+        how["key"] = once_per_trial(how["key"])
         write_samples(trials, log, how["key"], how["describe"])
         items, resumed = run_trials(trials, log=log, **how)
         self.resumed += resumed
@@ -243,7 +227,7 @@ class Run:
         for name, table in tables.items():
             # A pivot's row labels are data; a plain running index is not.
             write_atomic(self.dir / f"{name}.csv",
-                         lambda tmp, t=_json_cells(table): t.to_csv(tmp, index=not isinstance(t.index, pd.RangeIndex)))
+                         lambda tmp, t=json_cells(table): t.to_csv(tmp, index=not isinstance(t.index, pd.RangeIndex)))
         accounting = self.ledger.save(self.dir)
         items = items if items is not None else pd.DataFrame()
         # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
@@ -276,6 +260,7 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
     the run at once (they would fail every trial alike).
     """
     trials = list(trials)
+    key = once_per_trial(key)
     done = log.done()
     pending = [t for t in trials if key(t) not in done]
     rows = [{**dict(zip(log.key, key(t))), **describe(t), "error": None} for t in pending]

@@ -14,9 +14,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from .folders import ItemLog
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -64,3 +66,22 @@ def write_samples(trials: Sequence[Sample], log: ItemLog, key: Callable[[Any], t
     partial = path.with_name(path.name + ".partial")
     partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     partial.replace(path)
+
+
+def once_per_trial(key: Callable[[T], tuple]) -> Callable[[T], tuple]:
+    """`key`, computed once per trial object: a key fingerprints the trial's whole prompt (tens of kilobytes at
+    long lengths), and the samples file, the resume check, the rows and the reading back each ask for it."""
+    if getattr(key, "once", False):
+        return key
+    memo: dict[int, tuple] = {}
+    kept: list = []  # the trials themselves, so that no id is reused while the memo lives
+
+    def keyed(trial: T) -> tuple:
+        found = memo.get(id(trial))
+        if found is None:
+            found = memo[id(trial)] = key(trial)
+            kept.append(trial)
+        return found
+
+    keyed.once = True
+    return keyed

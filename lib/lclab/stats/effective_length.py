@@ -52,6 +52,22 @@ def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD, a
     return float(kept)
 
 
+def effective_length_rows(accuracy: np.ndarray, lengths: list[int], threshold: float = THRESHOLD,
+                          absolute: float | None = None) -> np.ndarray:
+    """`effective_length` of every row of `accuracy` (rows: resamples; columns: `lengths`, ascending) at once:
+    the same rule, so that a bootstrap of thousands of resamples costs array operations, not a Python loop."""
+    base = accuracy[:, 0]
+    bar = np.full_like(base, absolute) if absolute is not None else threshold * base
+    with np.errstate(invalid="ignore"):
+        undefined = np.isnan(base) | (base == 0) | (base < bar)
+        kept = accuracy >= bar[:, None]  # NaN compares False: an unknown length ends the run of kept lengths
+    kept[:, 0] = True
+    run = np.cumprod(kept, axis=1).sum(axis=1) - 1  # the last length of the unbroken run from the shortest
+    out = np.asarray(lengths, dtype=float)[run]
+    out[undefined] = np.nan
+    return out
+
+
 def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, value: str = VALUE,
                         cluster: str = "qa_id", absolute: float | None = None, stratum: str | None = None) -> dict:
     """Effective length with a percentile bootstrap 95 % CI, resampling clusters (QA pairs, haystacks: all their
@@ -66,23 +82,30 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, 
     counts = (items.dropna(subset=[value]).pivot_table(index=cluster, columns="context_tokens", values=value,
                                                         aggfunc="count"))
     # Plain arrays: the bootstrap sums rows thousands of times, and pandas indexing would dominate its cost.
+    table, counts = table.sort_index(axis=1), counts.reindex(index=table.index, columns=sorted(table.columns))
     hits_by, counts_by = table.fillna(0).to_numpy(), counts.fillna(0).to_numpy()
     lengths = [int(c) for c in table.columns]
 
-    def estimate(rows: np.ndarray) -> float:
-        hits, n = hits_by[rows].sum(axis=0), counts_by[rows].sum(axis=0)
-        return effective_length({c: (hits[j] / n[j] if n[j] else math.nan) for j, c in enumerate(lengths)},
-                                absolute=absolute)
+    def estimates(rows: np.ndarray) -> np.ndarray:
+        """The effective length of each resample (a row of cluster indices) of `rows`."""
+        hits, n = hits_by[rows].sum(axis=1), counts_by[rows].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accuracy = np.where(n > 0, hits / np.where(n > 0, n, 1), np.nan)
+        return effective_length_rows(accuracy, lengths, absolute=absolute)
 
     everything = np.arange(len(table))
-    point = estimate(everything)
+    point = float(estimates(everything[None, :])[0])
     rng = np.random.default_rng(seed)
     if stratum is None:
         groups = [everything]
     else:
         of = items.drop_duplicates(cluster).set_index(cluster)[stratum].reindex(table.index)
         groups = [everything[(of == s).to_numpy()] for s in of.unique()]
-    draws = np.array([estimate(np.concatenate([rng.choice(g, len(g)) for g in groups])) for _ in range(n_boot)])
+    # Every resample at once (one draw per stratum), then read in blocks.
+    resamples = np.concatenate([g[rng.integers(0, len(g), size=(n_boot, len(g)))] for g in groups], axis=1)
+    block = max(1, 4_000_000 // max(1, resamples.shape[1] * len(lengths)))  # keeps each block's array small
+    draws = np.concatenate([estimates(resamples[i:i + block]) for i in range(0, n_boot, block)]) if n_boot else \
+        np.array([])
     draws = draws[~np.isnan(draws)]
     lo, hi = (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else (math.nan,) * 2
     if math.isnan(point):  # undefined here: the resamples where it happens to be defined are no interval for it
