@@ -52,7 +52,11 @@ def plan(notebook: str, p: dict) -> list[dict]:
             s["k"], len(chunks[s.source.qa_id, s["noise_pct"]])) * text_tokens(
             model, [render("document", index=1, text=c.text) for c in chunks[s.source.qa_id, s["noise_pct"]]])},
             question=s.source.question, if_absent=IF_ABSENT if arm == "self_route" else if_absent) for s in mine]
-        rows.append(estimated(notebook, f"answer, {label}", model, prompts, reply, source))
+        # Self-Route reads RAG's top_k chunks first; where the RAG arm asks with the refusal phrase too (the
+        # unanswerable sets are on), its first call is RAG's own prompt: a cache hit, no time.
+        same_as_rag = arm == "self_route" and if_absent == IF_ABSENT
+        rows.append(estimated(notebook, f"answer, {label}" + (" = RAG's calls" if same_as_rag else ""), model,
+                              prompts, reply, source, repeated=1.0 if same_as_rag else 0.0))
         judged = [s for s in mine if s["answerable"]]
         if judged:
             rows.append(named(planned_judges(notebook, EXPERIMENT, "judge", judge, "judge_correct", ("answer",),

@@ -34,6 +34,18 @@ LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0
 COUNTS = {"claims per text": 3, "facts per list": 3}
 
 
+# Repeated verdicts: the share of an experiment's judged answers that repeat an answer already judged for the same
+# question in the same run (the same prompt again: a cache hit, no call). A small model gives one short factoid
+# answer across depths or methods. Distinct (question, answer) among judged rows of the cold default run of
+# 2026-11-26: 01 18 of 36 (0.5), 02 17 of 42 (0.6); 06 asks each question once (0).
+REPEATED_VERDICTS = {"depth_sweep": 0.5, "context_vs_rag": 0.6}
+
+
+def expected_repeats(experiment: str) -> float:
+    """The declared share of judged answers that repeat one already judged (REPEATED_VERDICTS), 0 if none."""
+    return float(REPEATED_VERDICTS.get(experiment, 0.0))
+
+
 def expected_reply(experiment: str, stage: str) -> float | None:
     """The declared tokens of one reply of `stage` in `experiment`, or None where nothing is declared."""
     value = REPLY_TOKENS.get((experiment, stage), REPLY_TOKENS.get(stage))

@@ -24,7 +24,7 @@ from .. import paths
 from ..models import cached, count_prompt_tokens, count_tokens
 from ..prompts import fields, render
 from .plan import planned_answers, row
-from .priors import expected_count, expected_reply
+from .priors import expected_count, expected_repeats, expected_reply
 
 
 @dataclass(frozen=True)
@@ -128,11 +128,32 @@ def text_tokens(model: str, texts: list[str]) -> float:
     return sum(count_tokens(model, t) for t in texts) / len(texts) if texts else 0.0
 
 
-def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply: float, source: str) -> dict:
+def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply: float, source: str,
+              repeated: float = 0.0) -> dict:
     """A plan row for calls whose prompts are priced, not built: `prompts` holds each call's prompt tokens
-    (template_prompt_tokens), `reply` each reply's tokens, `source` where that reply size comes from."""
-    return row(notebook, f"{stage} (estimated; replies: {source})", model, len(prompts), 0, sum(prompts),
-               reply * len(prompts), [(round(n), 0) for n in prompts])
+    (template_prompt_tokens), `reply` each reply's tokens, `source` where that reply size comes from;
+    `repeated` the share expected to repeat a prompt already asked (answered from the cache, no time)."""
+    repeats = round(len(prompts) * repeated)
+    todo = [(round(n), 0) for n in prompts]
+    return row(notebook, f"{stage} (estimated; replies: {source})", model, len(prompts), repeats, sum(prompts),
+               reply * len(prompts), todo[:len(todo) - repeats] if repeats else todo)
+
+
+def repeated_verdicts(experiment: str) -> tuple[float, str]:
+    """The share of judged answers that repeat one already judged for the same question (the same judge prompt:
+    a cache hit), read from the latest earlier run's judged rows, else the declared prior; and where it comes
+    from."""
+    logs = sorted((paths.RESULTS / experiment).glob("*/result_items.jsonl"), key=lambda f: f.stat().st_mtime)
+    for log in reversed(logs):
+        rows = pd.read_json(log, lines=True, dtype=False)
+        reference = next((c for c in ("gold", "reference") if c in rows), None)
+        if reference is None or not {"question", "response", "judge_correct"} <= set(rows.columns):
+            continue
+        judged = rows[rows["judge_correct"].notna()]
+        if len(judged) >= 4:
+            distinct = len(judged[["question", reference, "response"]].astype(str).drop_duplicates())
+            return 1 - distinct / len(judged), f"repeats measured in run {log.parent.name}"
+    return expected_repeats(experiment), "repeats declared"
 
 
 def named(plan_row: dict, stage: str) -> dict:
@@ -182,7 +203,9 @@ def planned_judges(notebook: str, experiment: str, stage: str, judge: str, templ
             priced.append(template_prompt_tokens(judge, template, stand_in, **item.known))
     rows = [planned_answers(notebook, stage, judge, exact, reply_budget, reply=reply, **request)[0]
             for request in requests]
-    rows.append(estimated(notebook, stage, judge, priced * len(requests), reply, source))
+    share, said = repeated_verdicts(experiment) if priced else (0.0, "")
+    rows.append(estimated(notebook, stage, judge, priced * len(requests), reply,
+                          f"{source}; {share:.0%} {said}" if share else source, share))
     return merged(rows)
 
 
