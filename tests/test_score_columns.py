@@ -22,6 +22,8 @@ def test_named_scores_stay_one_column_or_spread_one_column_each():
                                        "scores_error": None}
     assert named.columns("claims", spread=True) == {"claims_recall": 0.5, "claims_precision": 1.0,
                                                     "claims_checks": [1], "claims_error": None}
+    assert unscored("claim extraction: no JSON").columns("claims", spread=True) == {
+        "claims_error": "claim extraction: no JSON"}
 
 
 def test_an_unscored_score_writes_no_value_and_its_reason():

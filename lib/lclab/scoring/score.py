@@ -48,8 +48,10 @@ class Score:
         """The score as row columns: `name` (the value; with `spread`, named scores as `name_<key>` each),
         `name_<key>` for each metadata key, the reason it is unscored under `error` (default `name_error`), and
         what was scored and why under `answer` and `explanation` when the experiment names those columns."""
-        value = ({f"{name}_{k}": v for k, v in self.value.items()} if spread and isinstance(self.value, dict)
-                 else {name: self.value})
+        if spread:  # named scores one column each; an unscored one writes none (its reason is in `error`)
+            value = {f"{name}_{k}": v for k, v in (self.value or {}).items()}
+        else:
+            value = {name: self.value}
         return {**value, **{f"{name}_{k}": v for k, v in self.metadata.items()},
                 error or f"{name}_error": self.unscored,
                 **({answer: self.answer} if answer else {}),
