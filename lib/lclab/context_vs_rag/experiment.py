@@ -16,7 +16,7 @@ from ..runs.declared import declared
 from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from ..text.context import IF_ABSENT
 from .parameters import Parameters
-from .run import EXPERIMENT, prepare
+from .run import EXPERIMENT, document_sets, prepare
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -30,7 +30,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     validated = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     qa = validated[2]
     samples = prepare(declared(Parameters, p), validated)  # the run's own trials
-    sets = list({id(s.source): s.source for s in samples}.values())
+    sets = document_sets(samples)
     if_absent = IF_ABSENT if p["unanswerable_share"] else ""
     long = [s for s in samples if s["method"] == "long_context"]
     rows = answers_and_judges(notebook, EXPERIMENT, model, judge, [s for s in long if s["answerable"]],

@@ -65,6 +65,11 @@ def prepare(p: Parameters, validated: tuple | None = None) -> list[Sample]:
     return as_samples(sets, p.top_k, p.frontier_k, p.self_route, IF_ABSENT if p.unanswerable_share else "")
 
 
+def document_sets(samples: list[Sample]) -> list[DocumentSet]:
+    """The document sets of `prepare`'s samples, each once, in order (every method's sample holds its set)."""
+    return list({id(s.source): s.source for s in samples}.values())
+
+
 def as_samples(sets: list[DocumentSet], top_k: int = 3, frontier_k: list[int] = (), self_route: bool = False,
                if_absent: str = "") -> list[Sample]:
     """Every document set once per method, as a Sample: long context's input is its exact answer prompt; RAG's
@@ -90,7 +95,7 @@ def run_context_vs_rag(p: Parameters) -> Result:
         check_budget(p.model, p.context_tokens, p.max_answer_tokens)  # refused before any work
         loaded, pool, qa = load_validated(p.corpus, p.qa_path, p.n_qa)
         samples = prepare(p, (loaded, pool, qa))
-        sets = list({id(s.source): s.source for s in samples}.values())
+        sets = document_sets(samples)
         if_absent = IF_ABSENT if p.unanswerable_share else ""
         steps = TrialSteps(p.model, judge_model, p.max_answer_tokens, p.self_consistency, p.store, p.embedder,
                            Chunker(p.chunk_tokens, "tokens"), run.dir / "chroma", if_absent)

@@ -142,7 +142,12 @@ def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply
 def repeated_verdicts(experiment: str) -> tuple[float, str]:
     """The share of judged answers that repeat one already judged for the same question (the same judge prompt:
     a cache hit), read from the latest earlier run's judged rows, else the declared prior; and where it comes
-    from."""
+    from. Read once per plan (every judge stage of the experiment asks)."""
+    return _repeated_verdicts(experiment, _results_stamp(experiment))
+
+
+@functools.lru_cache(maxsize=64)
+def _repeated_verdicts(experiment: str, _stamp: tuple) -> tuple[float, str]:
     logs = sorted((paths.RESULTS / experiment).glob("*/result_items.jsonl"), key=lambda f: f.stat().st_mtime)
     for log in reversed(logs):
         rows = pd.read_json(log, lines=True, dtype=False)

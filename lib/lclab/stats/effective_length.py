@@ -38,24 +38,16 @@ def effective_length(accuracy: dict[int, float], threshold: float = THRESHOLD, a
     length's; NaN when the shortest length's accuracy is 0 or unknown (nothing to keep). With `absolute`, the
     bar is that accuracy instead (RULER's), and NaN means not even the shortest length reaches it."""
     lengths = sorted(accuracy)
-    base = accuracy[lengths[0]] if lengths else math.nan
-    if not lengths or math.isnan(base) or base == 0:
+    if not lengths:
         return math.nan
-    bar = absolute if absolute is not None else threshold * base
-    if base < bar:
-        return math.nan
-    kept = lengths[0]
-    for length in lengths[1:]:
-        if math.isnan(accuracy[length]) or accuracy[length] < bar:
-            break
-        kept = length
-    return float(kept)
+    row = np.array([[accuracy[n] for n in lengths]], dtype=float)
+    return float(effective_length_rows(row, lengths, threshold, absolute)[0])
 
 
 def effective_length_rows(accuracy: np.ndarray, lengths: list[int], threshold: float = THRESHOLD,
                           absolute: float | None = None) -> np.ndarray:
-    """`effective_length` of every row of `accuracy` (rows: resamples; columns: `lengths`, ascending) at once:
-    the same rule, so that a bootstrap of thousands of resamples costs array operations, not a Python loop."""
+    """`effective_length` of every row of `accuracy` (rows: resamples; columns: `lengths`, ascending) at once, so
+    that a bootstrap of thousands of resamples costs array operations, not a Python loop."""
     base = accuracy[:, 0]
     bar = np.full_like(base, absolute) if absolute is not None else threshold * base
     with np.errstate(invalid="ignore"):
