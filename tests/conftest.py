@@ -11,12 +11,21 @@ import sys
 import time
 from pathlib import Path
 
+# ./run_tests.sh runs one pytest worker per core (pytest-xdist): each worker's model, torch and notebook kernels
+# compute on its share of the cores, so two workers never fight over a core; set before torch or
+# llama.cpp load (lclab.models.llama_engine says why).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _share = max(1, (os.cpu_count() or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    for _var in ("LCLAB_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, str(_share))
+
 import httpx
 import pytest
 from lclab import paths
 from lclab.models import reset_backend_registry
 from lclab.models.accounting import ACCOUNTING
 from lclab.models.fault_server import FaultServer
+from lclab.models.llama_engine import llama_threads
 from lclab.runs.kernels import without_iri_grammars
 
 without_iri_grammars()  # papermill and nbformat import in a second, not four (lclab.runs.kernels says why)
@@ -99,7 +108,7 @@ def llama_server(log_dir, alias: str = "qwen-0.5b", n_ctx: int = 2048):
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(ensure_model("qwen2.5-coder-0.5b")),
-             "--model_alias", alias, "--n_ctx", str(n_ctx), "--n_threads", "2", "--logits_all", "true",
+             "--model_alias", alias, "--n_ctx", str(n_ctx), "--n_threads", str(llama_threads()), "--logits_all", "true",
              "--host", "127.0.0.1", "--port", str(port)],
             stdout=log, stderr=subprocess.STDOUT)
         base_url = f"http://127.0.0.1:{port}/v1"
@@ -140,6 +149,7 @@ def heavy(item) -> bool:
     return item.get_closest_marker("model") is not None or item.get_closest_marker("slow") is not None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups it marks
 def pytest_collection_modifyitems(items):
     """The order the llama-server build beside the tests (./run_tests.sh) wants: first the quick tests, one Python
     thread each, which leave a core to the build; then the model and notebook tests, the ones that keep both
@@ -150,6 +160,12 @@ def pytest_collection_modifyitems(items):
         return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy(item), busy
 
     items.sort(key=rank)
+    # Under pytest-xdist (--dist loadgroup), the tests of a module with a module-scoped fixture (a served model, a
+    # finished run, built haystacks) go to one worker together, so the fixture is made once; the others spread.
+    for item in items:
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        if any(d.scope == "module" for chain in defs.values() for d in chain):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 def pytest_runtest_setup(item):
@@ -179,8 +195,9 @@ def bundled_llama_server(tmp_path_factory):
         pytest.skip(f"{binary} is not built: run scripts/setup.sh --llama-server (./run_tests.sh does)")
     port, log_path = free_port(), tmp_path_factory.mktemp("llama-server") / "server.log"
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([str(binary), "-m", str(ensure_model("qwen2.5-coder-0.5b")), "-c", "2048", "-t", "2",
-                                 "--host", "127.0.0.1", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([str(binary), "-m", str(ensure_model("qwen2.5-coder-0.5b")), "-c", "2048",
+                                 "-t", str(llama_threads()), "--host", "127.0.0.1", "--port", str(port)],
+                                stdout=log, stderr=subprocess.STDOUT)
         try:
             wait_for_http(proc, f"http://127.0.0.1:{port}/health", log_path, "llama-server", 120)
             yield f"http://127.0.0.1:{port}/v1"

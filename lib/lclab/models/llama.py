@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .errors import ContextLengthError, LogprobsUnavailableError
-from .llama_engine import LLAMA_DEFAULTS, engine_settings, quiet_stderr
+from .llama_engine import LLAMA_DEFAULTS, engine_settings, llama_threads, quiet_stderr
 from .local_models import EMBEDDED_MODELS, assembled, file_sha256, resolve_local, tokenizer_twin
 from .protocol import RawReply, Settings, chat_kwargs
 
@@ -107,7 +107,8 @@ class LocalBackend:
         key = str(self.path)
         with self._registry_lock:
             if key not in self._instances:
-                self._instances[key] = Llama(model_path=key, n_ctx=self.n_ctx, n_threads=os.cpu_count() or 2,
+                self._instances[key] = Llama(model_path=key, n_ctx=self.n_ctx, n_threads=llama_threads(),
+                                             n_threads_batch=llama_threads(),
                                              verbose=False, **self.engine)
             self._locks.setdefault(key, threading.Lock())
             return self._instances[key], self._locks[key]

@@ -30,6 +30,18 @@ def engine_settings(n_ctx: int) -> dict:
             "n_gpu_layers": int(os.environ.get("LCLAB_N_GPU_LAYERS", "0"))}
 
 
+def llama_threads() -> int:
+    """Threads llama.cpp computes with: LCLAB_THREADS, else every core. The test suite runs one worker per core
+    with one thread each (tests/conftest.py): the Python between calls then overlaps instead of leaving a core
+    idle, and a one-thread engine never waits at a barrier for a thread that lost its core."""
+    return int(os.environ.get("LCLAB_THREADS") or os.cpu_count() or 2)
+
+
+def threads_limited() -> bool:
+    """Whether this process was given fewer threads than the machine has cores (its speed is not the machine's)."""
+    return llama_threads() < (os.cpu_count() or 1)
+
+
 @contextlib.contextmanager
 def quiet_stderr():
     """File descriptor 2 sent to /dev/null for the block: llama.cpp writes there from C, past Python's sys.stderr."""

@@ -76,7 +76,9 @@ def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, ca
     if predicted > 0:
         entry["runs"] = [*entry.get("runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(known, indent=1))
+    partial = path.with_suffix(f".{os.getpid()}.tmp")  # whole or not at all: another process may be reading it
+    partial.write_text(json.dumps(known, indent=1))
+    os.replace(partial, path)
 
 
 MAX_RUNS = 50  # per-run ratios kept per model and machine
