@@ -19,8 +19,7 @@ fi
 browser=$(scripts/browser.sh --background)
 [ -n "$browser" ] && export LCLAB_BROWSER_INSTALL=$browser
 # One pytest worker per core, up to 4 (pytest-xdist; LCLAB_TEST_WORKERS=0 runs in one process): each computes on
-# its share of the cores (tests/conftest.py), so one test's Python overlaps another's model calls. Tests start in
-# the order conftest gives them (--no-loadscope-reorder); a module's tests that share a module fixture stay on one
-# worker (--dist loadgroup).
+# its share of the cores (tests/conftest.py), so one test's Python overlaps another's model calls. A module's
+# tests go to one worker (conftest's scheduler), in the order conftest gives them (--no-loadscope-reorder).
 workers=${LCLAB_TEST_WORKERS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
-.venv/bin/python -m pytest -n "$workers" --dist loadgroup --no-loadscope-reorder "$@"
+.venv/bin/python -m pytest -n "$workers" --dist loadscope --no-loadscope-reorder "$@"

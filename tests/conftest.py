@@ -48,14 +48,23 @@ def isolated(tmp_path, monkeypatch):
     ACCOUNTING.reset()
 
 
+def across_workers(tmp_path_factory, name: str) -> Path:
+    """A folder of this test session shared by its pytest-xdist workers (their temp folders' parent), or this
+    process's own when there are none: what one worker embedded or had judged, the other reads."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / f"shared-{name}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def embedding_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("embeddings")
+    return across_workers(tmp_path_factory, "embeddings")  # one file per vector, written whole: safe to share
 
 
 @pytest.fixture(scope="session")
 def card_store(tmp_path_factory):
-    return tmp_path_factory.mktemp("judge-cards")
+    return across_workers(tmp_path_factory, "judge-cards")  # verdicts appended a line at a time, keyed by prompt
 
 
 @pytest.fixture
@@ -149,23 +158,37 @@ def heavy(item) -> bool:
     return item.get_closest_marker("model") is not None or item.get_closest_marker("slow") is not None
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups it marks
 def pytest_collection_modifyitems(items):
     """The order the llama-server build beside the tests (./run_tests.sh) wants: first the quick tests, one Python
-    thread each, which leave a core to the build; then the model and notebook tests, the ones that keep both
-    cores busy with processes of their own (BUSY_PROCESSES in their module) after the others; last the tests that
-    need the server."""
+    thread each, which leave a core to the build; then the model and notebook tests, the modules that run
+    processes of their own (BUSY_PROCESSES: the explorer's run and server, two notebooks at once) first among
+    them, as the longest work units, so the workers end together; last the tests that need the server."""
     def rank(item) -> tuple[bool, bool, bool]:
         busy = getattr(getattr(item, "module", None), "BUSY_PROCESSES", 1) > 1
-        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy(item), busy
+        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy(item), not busy
 
     items.sort(key=rank)
-    # Under pytest-xdist (--dist loadgroup), the tests of a module with a module-scoped fixture (a served model, a
-    # finished run, built haystacks) go to one worker together, so the fixture is made once; the others spread.
-    for item in items:
-        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-        if any(d.scope == "module" for chain in defs.values() for d in chain):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
+# Modules whose tests are independent runs of a minute or more each: under pytest-xdist each of their tests may go to
+# either worker. Every other module's tests go to one worker together, so a module-scoped fixture (a served model,
+# a finished run, built haystacks) is made once.
+SPREAD_ACROSS_WORKERS = {"test_notebooks.py", "test_resume.py", "test_needles.py"}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """./run_tests.sh's scheduler: work units are modules (tests of SPREAD_ACROSS_WORKERS modules one by one),
+    handed out in the order pytest_collection_modifyitems gives (--no-loadscope-reorder). Grouping by module
+    rather than by xdist_group marks: pytest-xdist 3.8 files a test's group under an attribute pytest 9 no longer
+    reads its node id from."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return nodeid if Path(module).name in SPREAD_ACROSS_WORKERS else module
+
+    return ByModule(config, log)
 
 
 def pytest_runtest_setup(item):

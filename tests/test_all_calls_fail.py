@@ -16,7 +16,7 @@ from lclab.models.fault_server import FaultServer
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
-BUSY_PROCESSES = 2  # the notebooks run in two processes at once (conftest runs this test after the other heavy ones)
+BUSY_PROCESSES = 2  # the notebooks run in two processes at once (conftest starts it first among the heavy)
 BUGS = ("KeyError", "TypeError", "AttributeError", "IndexError", "NameError", "ValueError: cannot")
 
 
