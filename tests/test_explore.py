@@ -43,8 +43,8 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, card_store, embedding_cache):
-    """A finished 01 run (6 QA pairs at 5 depths: 30 judged answers, enough distinct texts for 10 labels) and its
-    explorer, served on loopback."""
+    """A finished 01 run (10 QA pairs at 2 depths in 400 tokens: 20 judged answers, 10 distinct questions and so
+    at least 10 distinct texts for 10 labels, at the fewest prompt tokens) and its explorer, served on loopback."""
     out = tmp_path_factory.mktemp("explore")
     labels = out / "labels"
     labels.mkdir()
@@ -54,8 +54,8 @@ def lab(tmp_path_factory, card_store, embedding_cache):
     os.environ.update(env)
     try:
         nb = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
-        params = parameters_for(nb, load_profile("smoke")) | {"n_qa": 6, "depths": [0, 25, 50, 75, 100],
-                                                                  "closed_book": False}
+        params = parameters_for(nb, load_profile("smoke")) | {"n_qa": 10, "depths": [0, 100],
+                                                                  "context_tokens": [400], "closed_book": False}
         execute(nb, params, out / "executed" / nb.name)
     finally:
         for k, v in saved.items():
@@ -84,13 +84,13 @@ def test_the_store_holds_every_item_with_its_prompt_reply_axes_and_scores(lab):
         items = pd.read_sql("select * from depth_sweep__items", db)
         summaries = pd.read_sql("select * from summaries", db)
     logged = pd.read_json(lab["run"] / "items.jsonl", lines=True)
-    assert len(items) == len(logged) == 30
+    assert len(items) == len(logged) == 20
     assert items["prompt"].str.contains("Answer the question").all()  # the exact prompt each item sent
-    assert set(items["depth"]) == {0, 25, 50, 75, 100} and items["cluster"].nunique() == 6
+    assert set(items["depth"]) == {0, 100} and items["cluster"].nunique() == 10
     assert (items["reply"] == logged["response"]).all()
     assert items["verdict_p"].between(0, 1).all()  # the judge's probability beside its verdict
     assert set(items["judge_vs_match"].dropna()) <= {"agree", "disagree"}
-    assert summaries["items"].str.contains("depth=50").any()
+    assert summaries["items"].str.contains("depth=100").any()
 
 
 def test_filters_an_item_page_and_a_summary_cell_in_a_real_browser(lab, chromium):
@@ -100,13 +100,13 @@ def test_filters_an_item_page_and_a_summary_cell_in_a_real_browser(lab, chromium
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
         page.goto(f"{lab['base']}/lab/depth_sweep__items")
-        assert "30 rows" in page.locator("h3").first.inner_text()
-        page.click("#facet-depth a:has-text('50')")
-        assert "6 rows" in page.locator("h3").first.inner_text()  # a facet narrows the items
+        assert "20 rows" in page.locator("h3").first.inner_text()
+        page.click("#facet-depth a:has-text('100')")
+        assert "10 rows" in page.locator("h3").first.inner_text()  # a facet narrows the items
 
         page.goto(f"{lab['base']}/lab/summaries")  # a summary number -> the items behind it, one click
-        page.click("a[href*='depth=50']")
-        assert "6 rows" in page.locator("h3").first.inner_text() and "depth" in page.url
+        page.click("a[href*='depth=100']")
+        assert "10 rows" in page.locator("h3").first.inner_text() and "depth" in page.url
 
         page.goto(f"{lab['base']}/lab/depth_sweep__items/1")
         prompt = page.locator(".lclab-prompt").first
@@ -123,7 +123,7 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
     from lclab.scoring.labelling import sheet
     from playwright.sync_api import sync_playwright
 
-    desk = f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=answer_correct&n=30"
+    desk = f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=answer_correct&n=20"
     typed = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
