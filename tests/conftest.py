@@ -26,9 +26,6 @@ from lclab.models import reset_backend_registry
 from lclab.models.accounting import ACCOUNTING
 from lclab.models.fault_server import FaultServer
 from lclab.models.llama_engine import llama_threads
-from lclab.runs.kernels import without_iri_grammars
-
-without_iri_grammars()  # papermill and nbformat import in a second, not four (lclab.runs.kernels says why)
 
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
 

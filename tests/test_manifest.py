@@ -17,9 +17,9 @@ SMALL = "local/qwen2.5-coder-0.5b"
 
 
 def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly(shared_cards):
-    # 8 card texts from the session's card store: the judge's card is not what this test checks
+    # 6 card texts from the session's card store: the judge's card is not what this test checks
     result = run_depth_sweep(SweepParameters(model=SMALL, judge_model=SMALL, n_qa=1, context_tokens=[600],
-                                             depths=[0, 100], run_name="m", max_answer_tokens=8, card_texts=8))
+                                             depths=[0, 100], run_name="m", max_answer_tokens=8, card_texts=6))
     m = read(result.dir)
     assert m["status"] == "finished" and m["parameters"]["context_tokens"] == [600]
     assert m["models"]["model"]["identity"]["model_sha256"].startswith("1d9614638d18")

@@ -15,9 +15,9 @@ from lclab.text.corpus import corpus_dir
 
 pytestmark = [pytest.mark.model]
 SMALL = "local/qwen2.5-coder-0.5b"
-# 8 card texts (the smoke profile's), read once per session from the shared card store: not what these test
+# 6 card texts (the smoke profile's), read once per session from the shared card store: not what these test
 SWEEP = dict(model=SMALL, judge_model=SMALL, corpus="paul_graham", qa_path="data/pg_qa/qa.csv", seed=0,
-             max_workers=1, max_answer_tokens=12, card_texts=8)
+             max_workers=1, max_answer_tokens=12, card_texts=6)
 
 
 def test_a_shared_haystack_is_one_set_of_distractors_for_every_pair_ordered_for_prefix_reuse():

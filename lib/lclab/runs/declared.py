@@ -123,9 +123,6 @@ def as_inspected(declaration: type) -> dict[str, dict]:
 
 def write_cells() -> list[str]:
     """Write every registered experiment's parameters cell from its declaration; the notebooks changed."""
-    from .kernels import without_iri_grammars
-
-    without_iri_grammars()
     import nbformat
 
     from ..experiments import experiments

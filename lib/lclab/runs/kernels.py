@@ -20,17 +20,6 @@ from pathlib import Path
 INTERRUPTED = threading.Event()  # set by a Ctrl-C in the runner (on_interrupt)
 
 
-def without_iri_grammars() -> None:
-    """Call before importing papermill, nbformat or nbconvert. Their schema checks import jsonschema, which imports
-    rfc3987_syntax when it is installed (jupyterlab brings it), and that builds 38 parser grammars at import: 1.5
-    to 4 s in every process that plans or runs a notebook. A notebook's schema has no IRI-formatted field, so
-    jsonschema is left to go without that format check, as it does when the package is absent."""
-    import sys
-
-    if "jsonschema" not in sys.modules:
-        sys.modules.setdefault("rfc3987_syntax", None)  # None in sys.modules: its import raises ImportError
-
-
 def quiet_kernel(log: Path) -> dict:
     """papermill.execute_notebook's engine arguments for such a kernel, whose log goes to `log`."""
     from jupyter_client.manager import AsyncKernelManager

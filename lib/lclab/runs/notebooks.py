@@ -26,7 +26,7 @@ from ..models.cache import check_writable
 from ..models.errors import CacheError, ContextLengthError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
-from .kernels import INTERRUPTED, on_interrupt, quiet_kernel, without_iri_grammars
+from .kernels import INTERRUPTED, on_interrupt, quiet_kernel
 from .manifest import NOTEBOOK_ENV, failed_runs_since, skipped_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
@@ -48,7 +48,6 @@ def declared_parameters(notebook: Path) -> dict[str, dict]:
     experiment = for_notebook(notebook.stem)
     if experiment is not None and experiment.parameters is not None:
         return as_inspected(experiment.parameters)
-    without_iri_grammars()
     import papermill
 
     return papermill.inspect_notebook(str(notebook))
@@ -121,7 +120,6 @@ def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
 
 def execute(notebook: Path, params: dict, output: Path) -> float:
     """Run one notebook; returns wall seconds. Raises papermill's error if a cell fails."""
-    without_iri_grammars()
     import papermill
 
     declared = declared_parameters(notebook)

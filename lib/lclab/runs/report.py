@@ -41,9 +41,6 @@ figcaption{{font-size:12px}}</style></head>
 
 def export(notebook: Path, out_dir: Path) -> Path:
     """One executed notebook as a self-contained HTML page (its figures are embedded in the outputs)."""
-    from .kernels import without_iri_grammars
-
-    without_iri_grammars()
     import nbformat
     from nbconvert import HTMLExporter
 
