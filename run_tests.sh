@@ -15,9 +15,6 @@ if ! scripts/build_llama_server.sh --built; then
   export LCLAB_LLAMA_SERVER_BUILD=$(cat "$SERVER_LOG.pid") LCLAB_LLAMA_SERVER_LOG=$SERVER_LOG
   trap 'kill -- -"$LCLAB_LLAMA_SERVER_BUILD" 2>/dev/null || true' EXIT
 fi
-# What the notebooks and model tests import is compiled to bytecode once, beside the quick tests, at the lowest
-# priority (scripts/warm_bytecode.py says why); a heavy test that starts before it ends compiles what it lacks.
-PYTHONPATH=lib nice -n 19 .venv/bin/python scripts/warm_bytecode.py > /dev/null &
 # Debian's Chromium for the explorer's browser tests installs beside the quick tests (they wait for it).
 browser=$(scripts/browser.sh --background)
 [ -n "$browser" ] && export LCLAB_BROWSER_INSTALL=$browser
