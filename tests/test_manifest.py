@@ -5,6 +5,7 @@ real 0.5B model at smoke size)."""
 import json
 
 import pytest
+from conftest import SMOKE_CARD_TEXTS
 from lclab.depth_sweep import run_depth_sweep
 from lclab.depth_sweep.parameters import Parameters as SweepParameters
 from lclab.models import prompt_sha256
@@ -17,9 +18,10 @@ SMALL = "local/qwen2.5-coder-0.5b"
 
 
 def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly(shared_cards):
-    # 6 card texts from the session's card store: the judge's card is not what this test checks
+    # the smoke profile's card texts, from the session's card store: the judge's card is not what this test checks
     result = run_depth_sweep(SweepParameters(model=SMALL, judge_model=SMALL, n_qa=1, context_tokens=[600],
-                                             depths=[0, 100], run_name="m", max_answer_tokens=8, card_texts=6))
+                                             depths=[0, 100], run_name="m", max_answer_tokens=8,
+                                             card_texts=SMOKE_CARD_TEXTS))
     m = read(result.dir)
     assert m["status"] == "finished" and m["parameters"]["context_tokens"] == [600]
     assert m["models"]["model"]["identity"]["model_sha256"].startswith("1d9614638d18")

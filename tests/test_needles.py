@@ -3,6 +3,7 @@ question, several needles at once, and low-overlap question generation."""
 
 import pandas as pd
 import pytest
+from conftest import SMOKE_CARD_TEXTS
 from lclab.depth_sweep import build_trials, run_depth_sweep
 from lclab.depth_sweep.haystacks import mean_similarity, spread_depths
 from lclab.depth_sweep.parameters import Parameters as SweepParameters
@@ -15,9 +16,9 @@ from lclab.text.corpus import corpus_dir
 
 pytestmark = [pytest.mark.model]
 SMALL = "local/qwen2.5-coder-0.5b"
-# 6 card texts (the smoke profile's), read once per session from the shared card store: not what these test
+# the smoke profile's card texts, read once per session from the shared card store: not what these test
 SWEEP = dict(model=SMALL, judge_model=SMALL, corpus="paul_graham", qa_path="data/pg_qa/qa.csv", seed=0,
-             max_workers=1, max_answer_tokens=12, card_texts=6)
+             max_workers=1, max_answer_tokens=12, card_texts=SMOKE_CARD_TEXTS)
 
 
 def test_a_shared_haystack_is_one_set_of_distractors_for_every_pair_ordered_for_prefix_reuse():

@@ -2,6 +2,7 @@
 the count equals what the server reports for the call, and a budget over its window is refused with numbers."""
 
 import pytest
+from conftest import SMOKE_CARD_TEXTS
 from lclab.depth_sweep import run_depth_sweep
 from lclab.depth_sweep.parameters import Parameters as SweepParameters
 from lclab.models import (
@@ -36,7 +37,7 @@ def test_the_servers_own_tokenizer_counts_exactly_what_the_server_reads(llama_se
 def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(llama_server):
     result = run_depth_sweep(SweepParameters(model=llama_server, judge_model=llama_server, n_qa=1,
                                              context_tokens=[900], depths=[0], run_name="served", max_answer_tokens=8,
-                                             card_texts=6))
+                                             card_texts=SMOKE_CARD_TEXTS))
     used = result.items["prompt_tokens"].iloc[0]  # as the server counted the call
     assert 700 < used <= 900
     with pytest.raises(ContextLengthError, match=r"a 4000-token prompt plus 8 reply tokens is 4008 tokens, more than "
