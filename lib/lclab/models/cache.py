@@ -72,8 +72,9 @@ class DiskCache:
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, request: dict[str, Any]) -> dict[str, Any] | None:
-        path = self._path(request_key(request))
+    def get(self, request: dict[str, Any], key: str | None = None) -> dict[str, Any] | None:
+        """The value stored under `request` (`key`: its request_key, when the caller has it), or None."""
+        path = self._path(key or request_key(request))
         try:
             with open(path, encoding="utf-8") as fh:
                 entry = json.load(fh)
@@ -88,16 +89,21 @@ class DiskCache:
             return None
         return value
 
-    def put(self, request: dict[str, Any], value: dict[str, Any]) -> None:
-        path = self._path(request_key(request))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    def put(self, request: dict[str, Any], value: dict[str, Any], key: str | None = None) -> None:
+        path = self._path(key or request_key(request))
+        # One write of the whole entry (json.dump writes a long prompt in hundreds of pieces), under a name no
+        # other thread or process writes to, then renamed into place.
+        tmp = path.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}-{path.name}")
+        text = json.dumps({"request": request, "value": value}, ensure_ascii=False)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"request": request, "value": value}, fh, ensure_ascii=False)
+            try:
+                tmp.write_text(text, encoding="utf-8")
+            except FileNotFoundError:  # the entry's folder is not there yet
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, path)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
 
     def __len__(self) -> int:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from ..paths import llm_cache_dir
 from ..prompts import render
 from .accounting import ACCOUNTING
-from .cache import DiskCache
+from .cache import DiskCache, request_key
 from .errors import LLMError, LogprobsUnavailableError, ParseError
 from .jsonparse import JSONParseError, parse_json_object
 from .backends import as_messages, backend_for
@@ -165,11 +165,12 @@ def complete(
     messages = as_messages(prompt, system)
     settings = Settings(temperature, max_tokens, response_format, logprobs, top_logprobs, seed)
     request = _cache_key(backend, messages, settings, sample, cache_tag, text_completion)
+    key = request_key(request)  # hashed once: a long prompt's canonical JSON is most of a cache lookup's cost
     sent = prompt_sha256(prompt if text_completion else messages)
     cache = DiskCache(llm_cache_dir(), required=CACHED_FIELDS)
     started = time.perf_counter()
     ACCOUNTING.note_model(stage, model)
-    hit = _cached_reply(cache, request, settings, validate, stage)
+    hit = _cached_reply(cache, request, key, settings, validate, stage)
     if hit is not None:
         return Completion(**hit, latency_s=0.0, cached=True, model=model, prompt_sha256=sent)
     if replaying():
@@ -192,15 +193,15 @@ def complete(
     value = {"text": reply.text, "json": parsed, "logprobs": reply.logprobs, "prompt_tokens": reply.prompt_tokens,
              "completion_tokens": reply.completion_tokens, "finish_reason": reply.finish_reason,
              "call_latency_s": round(latency, 3), **({"note": note} if note else {})}
-    cache.put(request, value)  # only validated successes reach this line
+    cache.put(request, value, key)  # only validated successes reach this line
     return Completion(**value, latency_s=latency, cached=False, model=model, prompt_sha256=sent)
 
 
-def _cached_reply(cache: DiskCache, request: dict, settings: Settings, validate: Validator | None,
+def _cached_reply(cache: DiskCache, request: dict, key: str, settings: Settings, validate: Validator | None,
                   stage: str) -> dict | None:
     """The cached reply to `request` (counted as a cache hit), or None; a cached reply the validator now refuses
     is no hit."""
-    hit = cache.get(request)
+    hit = cache.get(request, key)
     if hit is None or not isinstance(hit["text"], str) or _check(hit["text"], settings, validate)[1] is not None:
         return None
     hit = {k: hit.get(k) for k in (*CACHED_FIELDS, "call_latency_s", "note")}
