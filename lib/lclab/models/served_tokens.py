@@ -63,11 +63,12 @@ class ServedTokenizer:
                     continue
         return kept
 
-    def _remembered(self, kind: str, content, count) -> int | None:
-        """`count()` of `content`, from the disk store when this server counted it before; exact counts are kept."""
+    def _remembered(self, kind: str, content, count, key: str | None = None) -> int | None:
+        """`count()` of `content`, from the disk store when this server counted it before; exact counts are kept.
+        `key`: `_stored_key(kind, content)`, when the caller has it."""
         if self.dialect == "tiktoken":  # nothing to save: counted locally
             return count()
-        key = hashlib.sha256(json.dumps([kind, content], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        key = key or _stored_key(kind, content)
         if key in self._kept:
             return self._kept[key]
         n = count()
@@ -150,11 +151,11 @@ class ServedTokenizer:
 
         A round trip for a served model, so the last counts are remembered: filling budgets counts the same
         short prompts (a task's question with no haystack yet) for every length and depth."""
-        key = hashlib.sha1(json.dumps(messages, sort_keys=True).encode("utf-8")).hexdigest()  # not the prompt
+        key = _stored_key("prompt", messages)  # one hash of a long prompt serves the memory and the disk store
         with self._lock:  # samples are built by many threads at once: the memory is shared
             if key in self._counted:
                 return self._counted[key]
-        counted = self._remembered("prompt", messages, lambda: self._count_prompt(messages))
+        counted = self._remembered("prompt", messages, lambda: self._count_prompt(messages), key)
         with self._lock:
             while len(self._counted) >= 256:
                 self._counted.pop(next(iter(self._counted)))
@@ -192,3 +193,8 @@ class ServedTokenizer:
         except (httpx.HTTPError, KeyError, TypeError, ValueError, IndexError):
             return None
         return None
+
+
+def _stored_key(kind: str, content) -> str:
+    """What a count is kept under on disk: the hash of what was counted and how ("text" or "prompt")."""
+    return hashlib.sha256(json.dumps([kind, content], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
