@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
 
 import pandas as pd
 
@@ -24,13 +23,14 @@ from ..prompts import render
 from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from .haystack import filler
+from .once import built_once
 from .tasks import fit_prompt, make_sample
 
 NEEDLES = REPO / "data" / "associations" / "needles.csv"
 NAMES = REPO / "data" / "associations" / "names.txt"
 
 
-@lru_cache(maxsize=1)
+@built_once(1)
 def needle_set() -> tuple[pd.DataFrame, tuple[str, ...]]:
     """The written pairs and names, checked: every needle and literal holds {name} once, and every question its
     keyword (what the literal needle shares with it and the associative one must not)."""

@@ -7,15 +7,16 @@ from __future__ import annotations
 import random
 import re
 from bisect import bisect_right
-from functools import lru_cache
 from itertools import accumulate
 from typing import Callable, Sequence
+
+from .once import built_once
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"^[a-z]{5,9}$")
 
 
-@lru_cache(maxsize=4)
+@built_once(4)
 def corpus_sentences(corpus: str) -> tuple[str, ...]:
     """Every sentence of the corpus's documents, in file order (whitespace folded)."""
     from ..text.corpus import load_corpus
@@ -30,7 +31,7 @@ def corpus_sentences(corpus: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=4)
+@built_once(4)
 def corpus_words(corpus: str) -> tuple[str, ...]:
     """Distinct plain lower-case words of 5-9 letters from the corpus: keys, word values and listed words."""
     words = {w for s in corpus_sentences(corpus) for w in re.findall(r"[A-Za-z]+", s) if _WORD.match(w)}

@@ -35,13 +35,13 @@ import random
 import string
 import uuid
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib.resources import files
 
 from ..prompts import render, template
 from ..runs.params import ParameterError
 from ..runs.samples import Sample
 from .haystack import corpus_sentences, fit, fit_by
+from .once import built_once
 from .ruler_qa import available, qa_prompt
 
 NOISE = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again."
@@ -94,7 +94,7 @@ def expand(tasks: list[str]) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=1)
+@built_once(1)
 def _wordlists() -> dict[str, list[str]]:
     assets = files("wonderwords") / "assets"
     read = lambda name: [w.strip() for w in (assets / name).read_text(encoding="utf-8").splitlines()  # noqa: E731
@@ -109,7 +109,7 @@ def key_word(rng: random.Random) -> str:
     return f"{rng.choice(w['adjectives'])}-{rng.choice(w['nouns'])}"
 
 
-@lru_cache(maxsize=1)
+@built_once(1)
 def list_words() -> tuple[str, ...]:
     """RULER's common-words vocabulary: wonderwords' nouns, adjectives and verbs, distinct."""
     w = _wordlists()

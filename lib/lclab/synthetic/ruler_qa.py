@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import random
 import warnings
-from functools import lru_cache
 
 from ..prompts import render
 from .haystack import fit_by
+from .once import built_once
 
 
 def qa_prompt(task: str, i: int, rng: random.Random, budget: int, corpus: str, count, qa_path: str, multi_qa_path: str):
@@ -39,7 +39,7 @@ def available(task: str, corpus: str, qa_path: str, multi_qa_path: str) -> int:
     return 10 ** 9
 
 
-@lru_cache(maxsize=4)
+@built_once(4)
 def _pg_pairs(corpus: str, qa_path: str):
     from ..qa.review import FewerPairsWarning, load_validated
 
@@ -59,7 +59,7 @@ def _pg_pair(corpus: str, qa_path: str, i: int):
     return pair["question"], [pair["answer"]], [gold], others
 
 
-@lru_cache(maxsize=4)
+@built_once(4)
 def _multi_chunk(corpus: str, multi_qa_path: str):
     from ..qa.multi_chunk import read_multi_chunk_file
     from ..retrieval.chunking import Chunker
