@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable
 
@@ -70,6 +71,7 @@ class ItemLog:
         self._lock = threading.Lock()
         self._memory: list[dict] = []
         self._tail_checked = False
+        self._open = None  # the file, while `appending()`
 
     def _key(self, row: dict) -> tuple:
         return tuple(row.get(k) for k in self.key)  # rows from before a key column existed match nothing
@@ -102,14 +104,35 @@ class ItemLog:
             with self._lock:
                 self._memory.append(dict(row))
             return
-        with self._lock, open(self.path, "a", encoding="utf-8") as fh:
+        line = json.dumps(row, ensure_ascii=False) + "\n"
+        with self._lock:
             if not self._tail_checked:
                 # A last line cut without its newline would swallow this row and break every reader of the log.
                 self._tail_checked = True
                 if said := repair_tail(self.path):
                     warnings.warn(said, stacklevel=2)
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-            fh.flush()
+            if self._open is not None:
+                self._open.write(line)
+                self._open.flush()  # every row on disk as it is written: a kill loses no finished item
+                return
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(line)
+
+    @contextmanager
+    def appending(self):
+        """Keep the file open for the appends made inside (a run's items): opening it per row cost more of the
+        lab's time per call than the call itself against a fast server. Each row is still flushed as written."""
+        if self.path is None:
+            yield self
+            return
+        with self._lock:
+            self._open = open(self.path, "a", encoding="utf-8")
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._open.close()
+                self._open = None
 
     def latest_rows(self, keys: Iterable[tuple] | None = None) -> list[dict]:
         """One row per key, the last one written: of the given keys in their order (e.g. this run's

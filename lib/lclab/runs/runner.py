@@ -283,6 +283,7 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
             return True
 
         # Whatever escapes `work` is not the item's doing: it stops the run, never drops a row without a word.
-        outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
+        with log.appending():
+            outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
         alive = [o.item for o in outcomes if o.value]
     return log.latest(key(t) for t in trials), len(trials) - len(pending)
