@@ -29,6 +29,9 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
+# How the stored counts are keyed (_stored_key); a store keyed another way is left alone, and its texts counted again.
+KEY_VERSION = "k2"
+
 
 class ServedTokenizer:
     """The token counter of one served model (the first replica answers for all: replicas are one model)."""
@@ -48,7 +51,7 @@ class ServedTokenizer:
     def _store_path(self) -> Path:
         from ..paths import llm_cache_dir
 
-        return llm_cache_dir() / "token_counts" / f"{self._server_id}-{self.dialect}.jsonl"
+        return llm_cache_dir() / "token_counts" / f"{self._server_id}-{self.dialect}-{KEY_VERSION}.jsonl"
 
     @cached_property
     def _kept(self) -> dict[str, int]:
@@ -196,5 +199,20 @@ class ServedTokenizer:
 
 
 def _stored_key(kind: str, content) -> str:
-    """What a count is kept under on disk: the hash of what was counted and how ("text" or "prompt")."""
-    return hashlib.sha256(json.dumps([kind, content], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    """What a count is kept under on disk: a hash of what was counted and how ("text" or "prompt").
+
+    Each text is hashed as it is, behind its length (so no two different contents hash alike), not as JSON:
+    escaping a 30 kB prompt into JSON cost three times its hash, three times per sample built."""
+    if isinstance(content, str):
+        parts = [content]
+    elif isinstance(content, list) and all(isinstance(m, dict) and set(m) == {"role", "content"}
+                                           and isinstance(m["content"], str) for m in content):
+        parts = [text for m in content for text in (m["role"], m["content"])]
+    else:  # any other shape: its canonical JSON
+        parts = [json.dumps(content, sort_keys=True, ensure_ascii=False)]
+    digest = hashlib.sha256(f"{KEY_VERSION}|{kind}|{len(parts)}".encode())
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(f"|{len(data)}|".encode())
+        digest.update(data)
+    return digest.hexdigest()
