@@ -71,7 +71,8 @@ class ItemLog:
         self._lock = threading.Lock()
         self._memory: list[dict] = []
         self._tail_checked = False
-        self._open = None  # the file, while `appending()`
+        self._keep_open = False  # inside `appending()`
+        self._open = None  # the file, once a row was appended there
 
     def _key(self, row: dict) -> tuple:
         return tuple(row.get(k) for k in self.key)  # rows from before a key column existed match nothing
@@ -111,28 +112,29 @@ class ItemLog:
                 self._tail_checked = True
                 if said := repair_tail(self.path):
                     warnings.warn(said, stacklevel=2)
-            if self._open is not None:
-                self._open.write(line)
-                self._open.flush()  # every row on disk as it is written: a kill loses no finished item
+            if not self._keep_open:
+                with open(self.path, "a", encoding="utf-8") as fh:
+                    fh.write(line)
                 return
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(line)
+            if self._open is None:  # opened at the first row: a run that writes none leaves no file
+                self._open = open(self.path, "a", encoding="utf-8")
+            self._open.write(line)
+            self._open.flush()  # every row on disk as it is written: a kill loses no finished item
 
     @contextmanager
     def appending(self):
         """Keep the file open for the appends made inside (a run's items): opening it per row cost more of the
         lab's time per call than the call itself against a fast server. Each row is still flushed as written."""
-        if self.path is None:
-            yield self
-            return
         with self._lock:
-            self._open = open(self.path, "a", encoding="utf-8")
+            self._keep_open = True
         try:
             yield self
         finally:
             with self._lock:
-                self._open.close()
-                self._open = None
+                self._keep_open = False
+                if self._open is not None:
+                    self._open.close()
+                    self._open = None
 
     def latest_rows(self, keys: Iterable[tuple] | None = None) -> list[dict]:
         """One row per key, the last one written: of the given keys in their order (e.g. this run's
