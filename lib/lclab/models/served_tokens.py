@@ -44,7 +44,6 @@ class ServedTokenizer:
         self.model = model
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.fallback = fallback  # (name, tiktoken encoding)
-        self._counted: dict[str, int | None] = {}
         self._lock = threading.Lock()
 
     @cached_property
@@ -66,12 +65,11 @@ class ServedTokenizer:
                     continue
         return kept
 
-    def _remembered(self, kind: str, content, count, key: str | None = None) -> int | None:
-        """`count()` of `content`, from the disk store when this server counted it before; exact counts are kept.
-        `key`: `_stored_key(kind, content)`, when the caller has it."""
+    def _remembered(self, kind: str, content, count) -> int | None:
+        """`count()` of `content`, from the disk store when this server counted it before; exact counts are kept."""
         if self.dialect == "tiktoken":  # nothing to save: counted locally
             return count()
-        key = key or _stored_key(kind, content)
+        key = _stored_key(kind, content)
         if key in self._kept:
             return self._kept[key]
         n = count()
@@ -152,18 +150,9 @@ class ServedTokenizer:
     def count_prompt(self, messages: list[dict]) -> int | None:
         """Tokens of a chat prompt as the server reads it; None where only an approximation is possible.
 
-        A round trip for a served model, so the last counts are remembered: filling budgets counts the same
-        short prompts (a task's question with no haystack yet) for every length and depth."""
-        key = _stored_key("prompt", messages)  # one hash of a long prompt serves the memory and the disk store
-        with self._lock:  # samples are built by many threads at once: the memory is shared
-            if key in self._counted:
-                return self._counted[key]
-        counted = self._remembered("prompt", messages, lambda: self._count_prompt(messages), key)
-        with self._lock:
-            while len(self._counted) >= 256:
-                self._counted.pop(next(iter(self._counted)))
-            self._counted[key] = counted
-        return counted
+        A round trip for a served model, so every exact count is kept (`_remembered`: in memory and on disk): filling
+        budgets counts the same short prompts (a task's question with no haystack yet) for every length and depth."""
+        return self._remembered("prompt", messages, lambda: self._count_prompt(messages))
 
     def _count_prompt(self, messages: list[dict]) -> int | None:
         if self.dialect == "llama.cpp":
