@@ -21,17 +21,17 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 import httpx
 import pytest
-import yaml
 from lclab import paths
 from lclab.models import reset_backend_registry
 from lclab.models.accounting import ACCOUNTING
 from lclab.models.fault_server import FaultServer
 from lclab.models.llama_engine import llama_threads
+from lclab.runs.notebooks import load_profile
 
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
 # The shipped texts per kind the smoke profile's judge cards read: tests that judge with the 0.5B ask for as many,
 # so every card comes from the shared card store (the smoke runs' verdicts), not new calls.
-SMOKE_CARD_TEXTS = yaml.safe_load((paths.PARAMS / "smoke.yaml").read_text())["all"]["card_texts"]
+SMOKE_CARD_TEXTS = load_profile("smoke")["all"]["card_texts"]
 
 
 @pytest.fixture(autouse=True)
