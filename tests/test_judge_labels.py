@@ -78,3 +78,38 @@ def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdi
     inverted = jc.judge_card(judge, "answer_correct", n_texts=6, progress=False)
     assert inverted["base_rate"] == pytest.approx(1 - again["base_rate"])
     assert ACCOUNTING.table().set_index("stage").loc["total", "calls"] == 0
+
+
+def test_two_judges_of_one_card_at_once_ask_each_prompt_once():
+    """Two notebooks (or test workers) that need the same judge's card at the same moment: the second waits for the
+    first's verdicts (a lock beside the store) instead of asking every prompt again, so the pair sends what one
+    reader alone sends."""
+    import threading
+
+    from lclab.models import reset_backend_registry
+    from lclab.models.fault_server import FaultServer
+    from lclab.scoring import judge_card as jc
+
+    def requests_for(judge: str, readers: int) -> tuple[int, list[dict]]:
+        start, cards = threading.Barrier(readers), []
+
+        def read_card():
+            start.wait()
+            cards.append(jc.judge_card(judge, "answer_correct", n_texts=6, progress=False))
+
+        threads = [threading.Thread(target=read_card) for _ in range(readers)]
+        before = len(server.requests)
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return len(server.requests) - before, cards
+
+    reset_backend_registry()
+    with FaultServer(reply='{"correct": true}', delay=0.05) as server:
+        alone, _ = requests_for(f"openai/alone@{server.base_url}", 1)
+        together, cards = requests_for(f"openai/together@{server.base_url}", 2)
+    reset_backend_registry()
+    n = len(jc.card_texts("answer_correct", 6))
+    assert len(cards) == 2 and all(c["n"] + c["unscored"] == n for c in cards)
+    assert alone >= n and together == alone, (alone, together)

@@ -14,10 +14,13 @@ run can read 40 per kind, a later one all of them, reusing every verdict already
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -89,19 +92,45 @@ def prompts_to_judge(judge: str, kind: str, n_texts: int | None = None) -> list[
 
 
 def _judge_missing(judge: str, kind: str, texts: pd.DataFrame, kept: dict, progress: bool) -> dict:
+    k = KINDS[kind]
+    prompts = [(k.prompt(r), r) for r in texts.itertuples(index=False)]
+    if all(prompt_id(p) in kept for p, _ in prompts):
+        return kept
+    path = store_path(judge, kind)
+    with _judging(path):
+        kept |= kept_verdicts(judge, kind)  # what another process judged while this one waited for the lock
+        # Sorted by prompt: texts that share a prefix (the same passages, the same premise) follow each other.
+        todo = sorted({prompt_id(p): (p, r) for p, r in prompts if prompt_id(p) not in kept}.values(),
+                      key=lambda t: t[0])
+        return _judged(judge, k, todo, path, kept, progress)
+
+
+@contextlib.contextmanager
+def _judging(path: Path):
+    """One process at a time judges one card's texts (an flock beside its verdicts, gone with its process): two
+    notebooks or test workers that need the same card at once would otherwise both ask every prompt; the second
+    waits, then reads the first one's verdicts."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"judge card {path.parent.name}/{path.stem}: another process is judging its texts; waiting for "
+                  "its verdicts", file=sys.stderr)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _judged(judge: str, k, todo: list, path: Path, kept: dict, progress: bool) -> dict:
+    """`kept` with every prompt of `todo` judged, each verdict appended to `path` as soon as it is made."""
     from tqdm.auto import tqdm
 
     from ..models import LLMError
 
-    k = KINDS[kind]
-    todo = [(k.prompt(r), r) for r in texts.itertuples(index=False)]
-    todo = sorted({prompt_id(p): (p, r) for p, r in todo if prompt_id(p) not in kept}.values(), key=lambda t: t[0])
-    if not todo:
-        return kept
-    path = store_path(judge, kind)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Sorted by prompt: texts that share a prefix (the same passages, the same premise) follow each other.
-    for prompt, r in tqdm(todo, desc=f"judge card: {kind}", disable=not progress):
+    for prompt, r in tqdm(todo, desc=f"judge card: {k.name}", disable=not progress or not todo):
         try:
             got = k.judge(judge, r)
             row = {"prompt": prompt_id(prompt), "key": r.key, "verdict": got.value,
