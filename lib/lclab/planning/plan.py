@@ -162,11 +162,12 @@ def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, pr
             "cost_usd": cost_for(model, todo_prompt, completion * share)}
 
 
-# Seconds per text embedded on this machine (2 cores), as the runs' embed stages take them: the cold default run of
-# 2026-11-26 embedded 1,295 texts in 334 s of stage wall (02, 03, 06; the model's load and the index writes in
-# it), 0.26 s each; the embedding alone of 300 chunks measured 0.026 s each. An embedder without a figure here
-# has its time shown as unknown.
-EMBED_SECONDS = {"local/all-MiniLM-L6-v2": 0.26}
+# Seconds per text embedded (2 cores), as the runs' embed stages take them (the index writes in it; the model's load
+# is the start row's): cold default runs embedded 1,167 texts (03, 06) in 144 s of stage wall on one machine
+# (0.12 s each) and 1,283 texts (02, 03, 06) in 127 s on another (0.10 s each). The figure this replaces, 0.26 s,
+# was one run's stage wall with the model's loads and a first index in it: it priced 03's and 06's embeddings
+# 2.5-4 times too long. An embedder without a figure here has its time shown as unknown.
+EMBED_SECONDS = {"local/all-MiniLM-L6-v2": 0.11}
 
 
 def planned_embeddings(notebook: str, embedder: str, texts: list[str], unknown: int = 0,
