@@ -51,9 +51,12 @@ def test_without_a_second_labeller_the_ceiling_is_left_empty():
 
 
 @pytest.mark.model
-def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdicts(monkeypatch):
+def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdicts(monkeypatch, shared_cards,
+                                                                                      tmp_path):
     """The real 0.5B judges a few shipped texts of each kind (both classes); the card's verdicts are kept per judge,
-    so the second card makes no call; a label changed later is read at once, without judging again."""
+    so the second card makes no call; a label changed later is read at once, without judging again. The store is
+    the session's (`shared_cards`: the smoke runs read the same cards), so a card another test kept is read, not
+    judged again; either way every text's verdict must be in the store afterwards."""
     from lclab.models import ACCOUNTING
     from lclab.scoring import judge_card as jc
 
@@ -67,7 +70,7 @@ def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdi
         kept = jc.kept_verdicts(judge, kind)
         assert len(kept) == len(texts) and jc.store_path(judge, kind).exists()
     ACCOUNTING.reset()
-    monkeypatch.setenv("LCLAB_CACHE_DIR", str(jc.card_root().parent / "empty-model-cache"))  # only the store left
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path / "empty-model-cache"))  # only the store left
     again = jc.judge_card(judge, "answer_correct", n_texts=6, progress=False)
     total = ACCOUNTING.table().set_index("stage").loc["total"]
     assert (total["calls"], total["cache_hits"]) == (0, 0)
