@@ -102,3 +102,18 @@ def test_a_fan_out_is_the_declared_prior_until_a_run_measured_it():
     earlier_run("a", {"model": MODEL}, {"claims": (2, 0, 400, 80), "claim check": (20, 4, 4_000, 24)})
     per_text, source = fan_out("depth_sweep", "claims per text", "claim check", "claims", MODEL, 3)
     assert per_text == 4.0 and source == "claims per text measured in 1 run"
+
+
+def test_07s_answers_on_the_embedded_model_are_priced_after_the_prefix_every_prompt_shares(monkeypatch):
+    # The embedded engine answers 07's prompts one at a time, and each opens with the same system message and
+    # instructions: llama.cpp keeps them from the call before, so the plan charges only the rest.
+    from lclab.planning import plan as planning
+    from lclab.rag_ifeval.experiment import plan
+    from lclab.runs.notebooks import NOTEBOOKS, notebook_defaults
+
+    p = notebook_defaults(NOTEBOOKS / "07_rag_ifeval.ipynb") | {"models": [MODEL], "n_samples": 4}
+    reused = plan("07_rag_ifeval", p)[0]
+    monkeypatch.setattr(planning, "_shared_prefix_tokens", lambda model, before, prompt: 0)
+    whole = plan("07_rag_ifeval", p)[0]
+    assert reused["calls"] == whole["calls"] == 4 and reused["prompt_tokens"] == whole["prompt_tokens"]
+    assert reused["seconds"] < 0.9 * whole["seconds"]

@@ -24,8 +24,11 @@ def plan(notebook: str, p: dict) -> list[dict]:
     for spec in p["models"]:
         config = model_config(spec, options.max_tokens)
         inputs = [s.input for s in prepare(config, items, docs, options)]
+        # The embedded engine answers one call at a time whatever the run's threads, and every prompt opens with the
+        # same system message and instructions (~200 tokens): llama.cpp keeps them from the call before.
         rows.append(planned_replies(notebook, EXPERIMENT, "rag_ifeval answer", config.spec, inputs, config.max_tokens,
-                                    temperature=config.temperature, text_completion=options.text_completion))
+                                    reuse_prefix=config.spec.startswith("local/"), temperature=config.temperature,
+                                    text_completion=options.text_completion))
     return rows
 
 
