@@ -61,6 +61,8 @@ scripts/setup.sh
 # this also checks every notebook's parameters before anything runs.
 models=$(.venv/bin/python -m lclab.runs.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})
 scripts/setup.sh $models
+# This machine's speed for each of them, measured once (a few seconds each): what later plans price calls at.
+.venv/bin/python -m lclab.planning.probe $models
 
 status=0
 .venv/bin/python -m lclab.runs.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"} || status=$?

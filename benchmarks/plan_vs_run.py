@@ -5,7 +5,10 @@
 Run it after a cold run of the profile (`./run_all.sh --profile default` with an empty model cache). Printed
 per notebook, in seconds:
 
-  fresh      the plan a fresh machine prints: the default speeds, every reply at its budget, nothing cached
+  fresh      the plan a fresh machine prints before set-up: the default speeds, replies at their declared sizes,
+             nothing cached
+  probed     the same after set-up's speed probe (lclab.planning.probe): prefill and decode as probed here, no run
+             measured yet (what ./run_all.sh prints before its first notebook)
   measured   the plan once this machine's runs are known: its measured speeds (throughput.json) and the reply
              sizes its runs measured (each experiment's accounting logs), still nothing cached
   run        the notebook's wall time in the profile's last run (results/notebooks/<profile>/timings.tsv)
@@ -26,23 +29,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 
 def plans(profile: str) -> dict[str, dict[str, float]]:
-    from lclab.planning import plan, stages
+    from lclab.planning import plan, speed, stages
     from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
 
     settings = load_profile(profile)
     out: dict[str, dict[str, float]] = {}
-    for name, fresh in (("fresh", True), ("measured", False)):
-        saved = plan.speed_factor, stages._runs_of
-        if fresh:  # what a machine that has run nothing plans: default speeds, replies at their budgets
-            plan.speed_factor = lambda model: (1.0, "the default speeds")
+    probe = speed._probe
+    for name in ("fresh", "probed", "measured"):
+        saved = speed.speed_factor, stages._runs_of
+        if name != "measured":  # what a machine that has run nothing plans: replies at their declared sizes
+            speed.speed_factor = lambda model: (1.0, "no run measured")
             stages._runs_of = lambda experiment, model: []
             stages._measured.cache_clear()
+        if name == "fresh":  # and, before set-up, the default speeds (no probe)
+            speed._probe = lambda model: {}
+        plan.new_plan()
         try:
             for nb in sorted(NOTEBOOKS.glob("[0-9]*.ipynb")):
                 rows = plan.plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))
                 out.setdefault(nb.stem, {})[name] = sum(r["seconds"] for r in rows if r["seconds"] == r["seconds"])
         finally:
-            plan.speed_factor, stages._runs_of = saved
+            speed.speed_factor, stages._runs_of = saved
+            speed._probe = probe
             stages._measured.cache_clear()
     return out
 
@@ -60,19 +68,23 @@ def main() -> int:
     ran = {name.removesuffix(".ipynb"): float(sec) for name, sec in
            (line.split("\t") for line in timings.read_text().splitlines() if "\t" in line)}
     planned = plans(args.profile)
-    print(f"{'notebook':30s} {'fresh':>8s} {'measured':>9s} {'run':>8s} {'fresh err':>10s} {'measured err':>13s}")
-    totals = [0.0, 0.0, 0.0]
+    names = ("fresh", "probed", "measured")
+    print(f"{'notebook':30s}" + "".join(f"{n:>9s}" for n in names) + f"{'run':>8s}"
+          + "".join(f"{n + ' err':>13s}" for n in names))
+    totals = dict.fromkeys([*names, "run"], 0.0)
     for stem, p in planned.items():
         if stem not in ran:
             continue
-        run = ran[stem]
-        totals = [totals[0] + p["fresh"], totals[1] + p["measured"], totals[2] + run]
-        print(f"{stem:30s} {p['fresh']:8.0f} {p['measured']:9.0f} {run:8.0f} {100 * (p['fresh'] / run - 1):+9.0f}% "
-              f"{100 * (p['measured'] / run - 1):+12.0f}%")
-    fresh, measured, run = totals
-    print(f"{'total':30s} {fresh:8.0f} {measured:9.0f} {run:8.0f} {100 * (fresh / run - 1):+9.0f}% "
-          f"{100 * (measured / run - 1):+12.0f}%")
+        p = p | {"run": ran[stem]}
+        totals = {k: totals[k] + p[k] for k in totals}
+        print(_line(stem, p, names))
+    print(_line("total", totals, names))
     return 0
+
+
+def _line(stem: str, p: dict, names: tuple) -> str:
+    return (f"{stem:30s}" + "".join(f"{p[n]:9.0f}" for n in names) + f"{p['run']:8.0f}"
+            + "".join(f"{100 * (p[n] / p['run'] - 1):+12.0f}%" for n in names))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """How a local model's call time grows with prompt length on this machine, fitted on the calls already in the
-model-call cache: the source of the attention lengths in lclab.planning.plan.DEFAULT_SPEED.
+model-call cache: the source of the attention lengths in lclab.planning.speed.DEFAULT_SPEED.
 
     .venv/bin/python benchmarks/prefill_fit.py [--cache .cache/llm]
 

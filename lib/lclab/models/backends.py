@@ -3,6 +3,7 @@ counts, context budgets. The gateway (gateway.py) calls models through these bac
 
 from __future__ import annotations
 
+import os
 import threading
 
 from .errors import ContextLengthError
@@ -53,6 +54,20 @@ def count_tokens(model: str, text: str) -> int:
 def count_prompt_tokens(model: str, prompt: str | Messages, system: str | None = None) -> int:
     """Tokens of the whole prompt as the model reads it (chat template included for local models)."""
     return backend_for(model).count_prompt_tokens(as_messages(prompt, system))
+
+
+def shared_prefix_tokens(model: str, before: str | Messages, prompt: str | Messages) -> int:
+    """Tokens at the start of `prompt`, as the model reads it, that equal the start of `before` (what a local
+    engine keeps in its KV cache between two calls): counted on the chat-formatted prompts where the backend can
+    format them (the template's own opening, a system message, is shared too), else on the messages' text."""
+    backend = backend_for(model)
+    formatted = getattr(backend, "shared_prefix_tokens", None)
+    kept = formatted(as_messages(before), as_messages(prompt)) if formatted else None
+    if kept is None:
+        text = lambda p: p if isinstance(p, str) else "\n".join(m["content"] for m in p)  # noqa: E731
+        common = os.path.commonprefix([text(before), text(prompt)])
+        kept = backend.count_tokens(common) if common else 0
+    return kept
 
 
 def budget_counters(model: str):

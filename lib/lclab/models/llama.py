@@ -145,6 +145,15 @@ class LocalBackend:
         return Jinja2ChatFormatter(template=template, eos_token=text(vocab.token_eos()),
                                    bos_token=text(vocab.token_bos()))
 
+    def shared_prefix_tokens(self, before: list[dict], messages: list[dict]) -> int | None:
+        """Tokens at the start of `messages` as the model reads them (chat template applied) that equal the start
+        of `before`: what llama.cpp keeps in its KV cache from the call before. None without a template."""
+        if self._vocab_path is None or self._chat_formatter is None:
+            return None
+        a, b = (self._chat_formatter(messages=m).prompt for m in (before, messages))
+        common = os.path.commonprefix([a, b])
+        return len(self._vocab.tokenize(common.encode("utf-8"), add_bos=False, special=True)) if common else 0
+
     def count_prompt_tokens(self, messages: list[dict]) -> int:
         """Tokens of the prompt exactly as the model reads it: the GGUF's chat template applied."""
         if self._vocab_path is None:  # a plan before any model is fetched: content plus Qwen's framing

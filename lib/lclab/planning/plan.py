@@ -6,132 +6,28 @@ No model is called and none is loaded: prompts are built and counted with the
 models' tokenizers (a local model's vocabulary only, a server's tokenize route),
 and answers already in the cache are looked up by their exact request. Judge
 prompts are known only once their answer is; where it is cached, the judge call
-is looked up too, else counted as a miss. Time comes from this machine's
-measured throughput per model (`throughput.json` beside the models, updated at
-the end of every run), money from `params/prices.yaml`.
+is looked up too, else counted as a miss. Time comes from this machine's speed per
+model (lclab.planning.speed: default speeds, the probe set-up runs once, every run's
+measured throughput), money from `params/prices.yaml`.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import math
-import os
-import statistics
-from pathlib import Path
 
 import pandas as pd
 import yaml
 
-from ..models import cached, count_prompt_tokens, count_tokens
-from ..models.local_models import cpu_name, model_dir
+from ..models import cached, count_prompt_tokens
+from ..models.backends import shared_prefix_tokens
 from ..paths import PARAMS
+# The speeds a call is priced at live in lclab.planning.speed; these names are imported from here too.
+from .speed import (DEFAULT_SPEED, UNKNOWN_LOCAL, _equal_lengths, load_seconds,  # noqa: F401
+                    record_throughput, seconds_for, speed_factor)
 
-# Seconds per token on 2 cores (shared/OFFLINE_STACK.md): prefill, decode, per-call overhead, and the
-# prompt length at which attention doubles a prompt token's cost. Reading a prompt of n tokens takes
-# prefill * n * (1 + n / attention): attention grows with every token already read, so one 32k prompt
-# costs far more than thirty-two 1k prompts. The 0.5B's prefill and attention length are fitted on this
-# machine's prompt-eval times at 4k, 8k, 16k and 32k tokens with flash attention, the setting long windows
-# use (benchmarks/kv_cache_settings.py; OLS, R^2 0.9999: 158 tokens/s, 7,886 tokens; without flash attention
-# 167 tokens/s, 6,948); the 1.5B's attention length is scaled from it by parameters per layer over width
-# (its measured calls stop at 2k tokens, too short to fit).
-DEFAULT_SPEED = {"qwen2.5-coder-0.5b": (1 / 160, 1 / 20, 0.3, 7_900),
-                 "qwen2.5-coder-1.5b": (1 / 85, 1 / 8, 0.5, 14_400)}
-UNKNOWN_LOCAL = (1 / 80, 1 / 8, 0.5, 12_000)
 # The one fallback for text that no tokenizer can count yet: characters per token of English prose.
 CHARS_PER_TOKEN = 4
 COLUMNS = ["notebook", "stage", "model", "calls", "cached", "prompt_tokens", "completion_tokens", "seconds", "cost_usd"]
-
-
-def _machine() -> str:
-    return f"{cpu_name()} x{os.cpu_count()}"
-
-
-def _throughput_file() -> Path:
-    return model_dir() / "throughput.json"
-
-
-def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, calls: int, seconds: float,
-                      prompt_tokens_sq: int | None = None) -> None:
-    """Add a run's measured model time to this machine's record for the model (what plans estimate from).
-
-    `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs)."""
-    if not calls or seconds <= 0 or not model.startswith("local/"):
-        return
-    path = _throughput_file()
-    known = json.loads(path.read_text()) if path.exists() else {}
-    entry = known.setdefault(_machine(), {}).setdefault(model, {"prompt_tokens": 0, "completion_tokens": 0,
-                                                                "calls": 0, "seconds": 0.0})
-    if "prompt_tokens_sq" not in entry:  # a record from before lengths were kept: as if its calls were equal
-        entry["prompt_tokens_sq"] = _equal_lengths(entry["prompt_tokens"], entry["calls"])
-    if prompt_tokens_sq is None:
-        prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
-    for k, v in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens), ("calls", calls),
-                 ("seconds", seconds), ("prompt_tokens_sq", prompt_tokens_sq)):
-        entry[k] += v
-    # Each run's measured time over what the default speeds predict for it: plans scale by the median of these,
-    # so a run made while other work shared the cores (a ratio several times the rest) does not slow every
-    # later plan, as it would in the totals above.
-    predicted = _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
-    if predicted > 0:
-        entry["runs"] = [*entry.get("runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")  # whole or not at all: another process may be reading it
-    partial.write_text(json.dumps(known, indent=1))
-    os.replace(partial, path)
-
-
-MAX_RUNS = 50  # per-run ratios kept per model and machine
-
-
-def _predicted(model: str, prompt: float, squares: float, completion: float, n_calls: float) -> float:
-    """Model seconds the default speeds predict (prompt read with attention, reply decoded, per-call overhead)."""
-    prefill, decode, overhead, attention = DEFAULT_SPEED.get(model.removeprefix("local/"), UNKNOWN_LOCAL)
-    return (prompt + squares / attention) * prefill + completion * decode + n_calls * overhead
-
-
-def _record(path: Path) -> dict:
-    """throughput.json as a dict, read once per change of the file (a plan prices dozens of rows from it)."""
-    if not path.exists():
-        return {}
-    return _parsed(str(path), path.stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=4)
-def _parsed(path: str, mtime_ns: int) -> dict:
-    return json.loads(Path(path).read_text())
-
-
-def speed_factor(model: str) -> tuple[float, str]:
-    """(how much slower than the default speeds this machine ran the model, and where that figure comes from)."""
-    seen = _record(_throughput_file()).get(_machine(), {}).get(model)
-    if seen and seen.get("runs"):
-        factor = statistics.median(seen["runs"])
-        return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x the default speeds)"
-    if seen and seen["calls"]:
-        squares = seen.get("prompt_tokens_sq", _equal_lengths(seen["prompt_tokens"], seen["calls"]))
-        predicted = _predicted(model, seen["prompt_tokens"], squares, seen["completion_tokens"], seen["calls"])
-        factor = seen["seconds"] / predicted if predicted else 1.0
-        return factor, f"all {seen['calls']} calls measured here, pooled ({factor:.2f} x the default speeds)"
-    return 1.0, "the default speeds (nothing measured here yet)"
-
-
-def _equal_lengths(prompt_tokens: float, calls: float) -> float:
-    """Sum of squared prompt lengths when every call's prompt has the same length."""
-    return prompt_tokens ** 2 / calls if calls else 0.0
-
-
-def seconds_for(model: str, prompt_tokens: float, completion_tokens: float, calls: float,
-                prompt_tokens_sq: float | None = None) -> float:
-    """Estimated model seconds on this machine: the default speeds, scaled by what was measured here.
-
-    `prompt_tokens_sq` is the sum over calls of each prompt's length squared; without it the calls are
-    taken to be of equal length."""
-    if not model.startswith("local/"):
-        return math.nan
-    if prompt_tokens_sq is None:
-        prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
-    return _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls) * speed_factor(model)[0]
 
 
 def cost_for(model: str, prompt_tokens: float, completion_tokens: float) -> float:
@@ -145,10 +41,11 @@ def cost_for(model: str, prompt_tokens: float, completion_tokens: float) -> floa
 
 
 def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, prompt: float, completion: float,
-        todo: list[tuple[int, int]] | None = None) -> dict:
+        todo: list[tuple[int, int]] | None = None, constrained: bool = False) -> dict:
     """One plan row. Time and cost are for the calls not cached. `todo`, when known: per call still to
     make, (its prompt tokens, the tokens of it the model already holds from the previous call); else
-    the calls are taken to share the prompt tokens equally, none reused."""
+    the calls are taken to share the prompt tokens equally, none reused. `constrained`: replies under a JSON
+    grammar (seconds_for)."""
     to_make = calls - cached_calls
     share = to_make / calls if calls else 0
     if todo is None:
@@ -158,7 +55,7 @@ def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, pr
     return {"notebook": notebook, "stage": stage, "gateway_stage": stage.split(" (")[0].split(",")[0], "model": model,
             "calls": calls, "cached": cached_calls,
             "prompt_tokens": round(prompt), "completion_tokens": round(completion),
-            "seconds": seconds_for(model, todo_prompt, completion * share, to_make, todo_sq),
+            "seconds": seconds_for(model, todo_prompt, completion * share, to_make, todo_sq, constrained),
             "cost_usd": cost_for(model, todo_prompt, completion * share)}
 
 
@@ -202,11 +99,7 @@ def one_at_a_time_local(model: str, p: dict) -> bool:
 
 def _shared_prefix_tokens(model: str, before, prompt) -> int:
     """Tokens at the start of `prompt` that equal the start of `before` (what llama.cpp keeps in its KV cache)."""
-    def text(p) -> str:
-        return p if isinstance(p, str) else "\n".join(m["content"] for m in p)
-
-    common = os.path.commonprefix([text(before), text(prompt)])
-    return count_tokens(model, common) if common else 0
+    return shared_prefix_tokens(model, before, prompt)
 
 
 def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_tokens: int,
@@ -230,7 +123,8 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_to
             kept = _shared_prefix_tokens(model, previous, prompt) if reuse_prefix and previous else 0
             todo.append((n, min(kept, n)))
             previous = prompt
-    return [row(notebook, stage, model, len(prompts), len(done), sum(lengths), answered_tokens, todo)]
+    return [row(notebook, stage, model, len(prompts), len(done), sum(lengths), answered_tokens, todo,
+                bool(request.get("response_format")))]
 
 
 _priced: set[tuple] = set()  # what the plan being made has priced once for every notebook (a judge's card texts)
@@ -265,7 +159,7 @@ def start_row(notebook: str, rows: list[dict]) -> dict:
     from .priors import LOAD_SECONDS, NOTEBOOK_START_SECONDS
 
     loaded = sorted({r["model"] for r in rows if r.get("calls", 0) > r.get("cached", 0) and r.get("model")})
-    seconds = NOTEBOOK_START_SECONDS + sum(LOAD_SECONDS.get(m, 0.0) for m in loaded)
+    seconds = NOTEBOOK_START_SECONDS + sum(load_seconds(m, LOAD_SECONDS.get(m, 0.0)) for m in loaded)
     return {"notebook": notebook, "stage": "start (kernel, imports, model loads; declared)", "model": "",
             "calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": seconds, "cost_usd": 0.0}
 

@@ -26,7 +26,10 @@ REPLY_TOKENS: dict = {
 
 # Seconds a notebook spends outside its model calls: the kernel's start and imports (papermill, pandas, torch
 # where retrieval is imported), and each model's load the first time it is called.
-NOTEBOOK_START_SECONDS = 10.0  # notebook wall minus its run's wall, 00-05 of the cold default run: 5-12 s
+# Notebook wall minus its run's wall in cold default runs: 5-12 s for 00-05 on one 2-core machine, 2.6-10.1 s (mean
+# 5.7) for 00-09 on another, where the 0.5B's and 1.5B's loads took 1 and 2 s (lclab.planning.probe, which replaces
+# these loads by this machine's own once it has run).
+NOTEBOOK_START_SECONDS = 6.0
 LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0, "local/all-MiniLM-L6-v2": 8.0}
 
 # Expected fan-out: how many things one earlier reply yields, by name.

@@ -129,14 +129,15 @@ def text_tokens(model: str, texts: list[str]) -> float:
 
 
 def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply: float, source: str,
-              repeated: float = 0.0) -> dict:
+              repeated: float = 0.0, constrained: bool = False) -> dict:
     """A plan row for calls whose prompts are priced, not built: `prompts` holds each call's prompt tokens
     (template_prompt_tokens), `reply` each reply's tokens, `source` where that reply size comes from;
-    `repeated` the share expected to repeat a prompt already asked (answered from the cache, no time)."""
+    `repeated` the share expected to repeat a prompt already asked (answered from the cache, no time);
+    `constrained` whether the replies are decoded under a JSON grammar (a response format)."""
     repeats = round(len(prompts) * repeated)
     todo = [(round(n), 0) for n in prompts]
     return row(notebook, f"{stage} (estimated; replies: {source})", model, len(prompts), repeats, sum(prompts),
-               reply * len(prompts), todo[:len(todo) - repeats] if repeats else todo)
+               reply * len(prompts), todo[:len(todo) - repeats] if repeats else todo, constrained)
 
 
 def repeated_verdicts(experiment: str) -> tuple[float, str]:
@@ -210,7 +211,8 @@ def planned_judges(notebook: str, experiment: str, stage: str, judge: str, templ
             for request in requests]
     share, said = repeated_verdicts(experiment) if priced else (0.0, "")
     rows.append(estimated(notebook, stage, judge, priced * len(requests), reply,
-                          f"{source}; {share:.0%} {said}" if share else source, share))
+                          f"{source}; {share:.0%} {said}" if share else source, share,
+                          any(r.get("response_format") for r in requests)))
     return merged(rows)
 
 

@@ -160,7 +160,8 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     """The plan of every notebook (lclab.planning.plan), as a table and a line of totals."""
     import pandas as pd
 
-    from ..planning.plan import new_plan, plan_notebook, plan_table, shown_plan, speed_factor
+    from ..planning.plan import new_plan, plan_notebook, plan_table, shown_plan
+    from ..planning.speed import speed_factor
 
     new_plan()
     rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]

@@ -205,7 +205,7 @@ class Run:
         """This machine's measured speed of each model the run asked, from the stages that asked that model alone
         (a 1.5B judge's calls are no measure of the 0.5B that answered), for later plans (lclab.planning.plan)."""
         from ..models.llama_engine import threads_limited
-        from ..planning.plan import record_throughput
+        from ..planning.speed import record_throughput
 
         if threads_limited():  # held to fewer threads than cores (the test workers): its share, not the machine
             return

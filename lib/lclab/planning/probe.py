@@ -1,0 +1,161 @@
+"""This machine's speed for an embedded model, measured in a few seconds before its first run.
+
+A plan prices local calls at default speeds (lclab.planning.speed.DEFAULT_SPEED) fitted on one 2-core machine.
+Two 2-core machines of one CPU name read the 0.5B's prompts at 85-95 and about 145 tokens/s, so a plan at the
+default speeds can be off by half before anything else in it is wrong. The probe reads one prompt of
+PROMPT_TOKENS tokens with nothing reused, decodes DECODE_TOKENS tokens after it, on the threads a run computes
+with, and keeps its time over what the default speeds predict for that work (the model's factor) in
+throughput.json. Plans scale by it until this machine's own runs have measured the model.
+
+    .venv/bin/python -m lclab.planning.probe MODEL ...    (./run_all.sh runs it after set-up; once per machine)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from ..models.llama import _llama_cpp_installed
+from ..models.llama_engine import threads_limited
+from ..models.local_models import EMBEDDED_MODELS, assembled
+from . import speed
+
+PROMPT_TOKENS = 512  # about a default-profile prompt (300-1,500 tokens); the 1.5B reads it in ~6 s on 2 cores
+DECODE_TOKENS = 16
+WARM_UP_TOKENS = 16  # read first and dropped: the first evaluation pages the weights in and sizes the buffers
+# Any text does: a prompt's cost is its length, not its words.
+FILLER = ("The probe reads this sentence again and again, so that every run of it costs the same on one machine. ")
+
+
+def probed(model: str) -> dict | None:
+    """The probe's record for `model` on this machine, or None."""
+    path = speed._throughput_file()
+    known = json.loads(path.read_text()) if path.exists() else {}
+    return known.get(speed._machine(), {}).get(model, {}).get("probe")
+
+
+def unprobeable(model: str) -> str | None:
+    """Why `model` cannot be probed here, or None when it can."""
+    name = model.removeprefix("local/")
+    if not model.startswith("local/") or name not in EMBEDDED_MODELS:
+        return "not an embedded model"
+    if not _llama_cpp_installed():
+        return "llama.cpp is not installed yet (scripts/setup.sh)"
+    if assembled(name) is None:
+        return "not fetched yet (scripts/setup.sh fetches it)"
+    if threads_limited():  # a test worker's share of the cores is not the machine's speed
+        return "this process has fewer threads than the machine has cores"
+    return None
+
+
+def probe(model: str) -> dict:
+    """Measure `model` ("local/<name>") now, keep the result in throughput.json, and return it."""
+    from ..models.llama import LocalBackend
+    from ..models.specs import parse_spec
+
+    if why := unprobeable(model):
+        raise RuntimeError(f"cannot probe {model}: {why}")
+    started = time.perf_counter()
+    llama, lock = LocalBackend(parse_spec(model))._llama()
+    load = time.perf_counter() - started  # a run's first call pays it (0 where this process had it loaded)
+    with lock:
+        tokens = llama.tokenize(FILLER.encode() * (4 * PROMPT_TOKENS // 20), add_bos=False)
+        need = WARM_UP_TOKENS + PROMPT_TOKENS + DECODE_TOKENS
+        if len(tokens) < need:
+            raise RuntimeError(f"the probe's text gave {len(tokens)} tokens, fewer than {need}")
+        llama.reset()
+        llama.eval(tokens[:WARM_UP_TOKENS])
+        llama.reset()
+        t = time.perf_counter()
+        llama.eval(tokens[:PROMPT_TOKENS])
+        prefill = time.perf_counter() - t
+        t = time.perf_counter()
+        for token in tokens[PROMPT_TOKENS:PROMPT_TOKENS + DECODE_TOKENS]:  # one token per step, as a reply decodes
+            llama.eval([token])
+        decode = time.perf_counter() - t
+        grammar = _grammar_extra(llama)
+        overhead = _call_overhead(llama)
+        llama.reset()
+    *_, attention = speed.speeds(model, probed=False)
+    default = speed._predicted(model, PROMPT_TOKENS, PROMPT_TOKENS ** 2, DECODE_TOKENS, 0, probed=False)
+    result = {"prefill_s_per_token": prefill / (PROMPT_TOKENS + PROMPT_TOKENS ** 2 / attention),  # as plans price it
+              "decode_s_per_token": decode / DECODE_TOKENS,
+              "grammar_s_per_token": grammar,
+              "call_s": overhead,
+              "load_s": round(load, 2),
+              "prompt_tokens_per_s": round(PROMPT_TOKENS / prefill, 1),
+              "decode_tokens_per_s": round(DECODE_TOKENS / decode, 1),
+              "factor": round((prefill + decode) / default, 4),  # against the default speeds, for the record
+              "seconds": round(time.perf_counter() - started, 1)}
+    _keep(model, result)
+    return result
+
+
+# A reply decoded under a JSON response format (judges' verdicts, extracted claims, NLI labels) checks every
+# candidate token against the grammar: on 2 cores that doubled the 0.5B's time per decoded token (27 -> 54 ms).
+GRAMMAR_SCHEMA = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
+GRAMMAR_PROMPT = "Write a long note about reading long documents, as JSON with one field, note."
+
+
+def _grammar_extra(llama) -> float:
+    """Seconds per decoded token that a JSON grammar adds: the same short prompt decoded free and constrained
+    (its prefix kept in the KV cache between the calls, so only decoding differs)."""
+    from llama_cpp import LlamaGrammar
+
+    grammar = LlamaGrammar.from_json_schema(json.dumps(GRAMMAR_SCHEMA), verbose=False)
+    per_token = {}
+    for name, constraint in (("warm", None), ("free", None), ("json", grammar)):
+        t = time.perf_counter()
+        out = llama.create_completion(GRAMMAR_PROMPT, max_tokens=DECODE_TOKENS, temperature=0.0, grammar=constraint)
+        per_token[name] = (time.perf_counter() - t) / max(1, out["usage"]["completion_tokens"])
+    return max(0.0, per_token["json"] - per_token["free"])
+
+
+def _call_overhead(llama) -> float:
+    """Seconds a chat call costs besides reading and decoding: its template applied, its prompt tokenized and
+    matched against the KV cache, one token sampled (the shortest call, asked twice: the second reads nothing)."""
+    messages = [{"role": "user", "content": "Say yes."}]
+    llama.create_chat_completion(messages=messages, max_tokens=1, temperature=0.0)
+    t = time.perf_counter()
+    llama.create_chat_completion(messages=messages, max_tokens=1, temperature=0.0)
+    return time.perf_counter() - t
+
+
+def _keep(model: str, result: dict) -> None:
+    path = speed._throughput_file()
+    known = json.loads(path.read_text()) if path.exists() else {}
+    entry = known.setdefault(speed._machine(), {}).setdefault(model, {"prompt_tokens": 0, "completion_tokens": 0,
+                                                                "calls": 0, "seconds": 0.0})
+    entry["probe"] = result
+    # Each run's ratio was taken against the speeds plans used when it ended: from now on those are the probe's,
+    # so ratios against the default speeds no longer scale a plan (kept aside, for the record).
+    if "runs" in entry:
+        entry["runs_before_probe"] = entry.pop("runs")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")  # whole or not at all: a plan may be reading it
+    partial.write_text(json.dumps(known, indent=1))
+    os.replace(partial, path)
+
+
+def main(models: list[str]) -> int:
+    """Probe each model not probed on this machine yet; one line each."""
+    for model in (m if m.startswith("local/") or m.endswith(".gguf") else f"local/{m}" for m in models):
+        if probed(model) or unprobeable(model):
+            continue
+        try:
+            result = probe(model)
+        except Exception as err:  # noqa: BLE001  (a plan without the probe still works: default speeds)
+            print(f"speed probe: {model} not measured ({type(err).__name__}: {err}); plans keep the default speeds",
+                  file=sys.stderr)
+            continue
+        print(f"speed probe: {model} reads {result['prompt_tokens_per_s']:.0f} prompt tokens/s and decodes "
+              f"{result['decode_tokens_per_s']:.0f}/s here, +{1000 * result['grammar_s_per_token']:.0f} ms a token "
+              f"under a JSON grammar ({result['factor']:.2f} x the default speeds' time; "
+              f"{result['seconds']:.0f} s, once per machine)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

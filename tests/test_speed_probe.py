@@ -1,0 +1,100 @@
+"""The speed probe: this machine's prefill, decode, grammar and per-call costs, measured once and priced by plans."""
+
+import json
+import os
+
+import pytest
+
+MODEL = "local/qwen2.5-coder-0.5b"
+
+
+@pytest.fixture
+def record(tmp_path, monkeypatch):
+    """throughput.json in a folder of the test's own (the machine's record is left alone)."""
+    from lclab.planning import speed
+
+    path = tmp_path / "throughput.json"
+    monkeypatch.setattr(speed, "_throughput_file", lambda: path)
+    return path
+
+
+def _write_probe(path, **probe):
+    from lclab.planning import speed
+
+    entry = {"prompt_tokens": 0, "completion_tokens": 0, "calls": 0, "seconds": 0.0,
+             "probe": {"prompt_tokens_per_s": 1.0, "decode_tokens_per_s": 1.0} | probe}
+    path.write_text(json.dumps({speed._machine(): {MODEL: entry}}))
+
+
+def test_a_probed_machine_is_priced_at_its_own_prefill_decode_and_grammar(record):
+    from lclab.planning.speed import DEFAULT_SPEED, seconds_for, speed_factor
+
+    default = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2)
+    _write_probe(record, prefill_s_per_token=0.001, decode_s_per_token=0.01, grammar_s_per_token=0.02, call_s=0.0)
+    *_, attention = DEFAULT_SPEED["qwen2.5-coder-0.5b"]
+    probed = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2)
+    assert probed == pytest.approx((1_000 + 2 * 500 ** 2 / attention) * 0.001 + 100 * 0.01)
+    assert probed != pytest.approx(default)
+    # a reply decoded under a JSON grammar pays the probed extra per token; a free one does not
+    assert seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, constrained=True) == pytest.approx(probed + 100 * 0.02)
+    factor, source = speed_factor(MODEL)
+    assert factor == 1.0 and source.startswith("this machine's speed probe")
+
+
+def test_runs_after_the_probe_scale_its_speeds_and_older_ratios_are_set_aside(record, monkeypatch):
+    from lclab.planning import probe
+    from lclab.planning.speed import record_throughput, seconds_for, speed_factor
+
+    job = (20_000, 400, 20, 20 * 1_000 ** 2)
+    record_throughput(MODEL, job[0], job[1], job[2], 3 * seconds_for(MODEL, *job), job[3])  # against the defaults
+    assert speed_factor(MODEL)[0] == pytest.approx(3.0)
+    probe._keep(MODEL, {"prefill_s_per_token": 0.002, "decode_s_per_token": 0.02, "grammar_s_per_token": 0.0,
+                        "call_s": 0.0, "prompt_tokens_per_s": 500.0, "decode_tokens_per_s": 50.0})
+    kept = json.loads(record.read_text())[next(iter(json.loads(record.read_text())))][MODEL]
+    assert "runs" not in kept and kept["runs_before_probe"] == [3.0]  # a ratio to another basis no longer scales
+    assert speed_factor(MODEL)[0] == 1.0
+    probed = seconds_for(MODEL, *job)
+    record_throughput(MODEL, job[0], job[1], job[2], 1.5 * probed, job[3])  # a run 1.5x the probed prediction
+    assert seconds_for(MODEL, *job) == pytest.approx(1.5 * probed)
+
+
+def test_a_model_that_cannot_be_probed_says_why(monkeypatch):
+    from lclab.planning.probe import probe, unprobeable
+
+    assert unprobeable("openai/gpt-4o-mini") == "not an embedded model"
+    monkeypatch.setenv("LCLAB_THREADS", "1")
+    if (os.cpu_count() or 1) > 1:
+        assert "fewer threads" in (unprobeable(MODEL) or "fewer threads")  # not fetched would also do
+        with pytest.raises(RuntimeError, match="cannot probe"):
+            probe(MODEL)
+
+
+@pytest.mark.model
+def test_the_probe_measures_the_embedded_model_and_plans_read_it(record, monkeypatch, capsys):
+    from lclab.planning import probe
+    from lclab.planning.speed import speeds
+
+    monkeypatch.setenv("LCLAB_THREADS", str(os.cpu_count() or 1))  # as a run computes (the record is the test's)
+    assert probe.unprobeable(MODEL) is None
+    assert probe.main(["qwen2.5-coder-0.5b"]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith("speed probe: local/qwen2.5-coder-0.5b reads ")
+    seen = probe.probed(MODEL)
+    assert seen["prompt_tokens_per_s"] > 1 and seen["decode_tokens_per_s"] > 1 and seen["grammar_s_per_token"] >= 0
+    prefill, decode, overhead, _ = speeds(MODEL)
+    assert (prefill, decode, overhead) == (seen["prefill_s_per_token"], seen["decode_s_per_token"], seen["call_s"])
+    assert probe.main(["qwen2.5-coder-0.5b"]) == 0 and capsys.readouterr().out == ""  # once per machine
+
+
+@pytest.mark.model
+def test_the_shared_prefix_counts_the_chat_template_a_local_model_reads():
+    # Two prompts with the same system message share it and the template's opening in the KV cache, though their
+    # user messages differ from the first character: the plan counts that on the formatted prompts.
+    from lclab.models.backends import count_prompt_tokens, shared_prefix_tokens
+
+    system = "You answer questions about the river crossings. " * 20
+    a = [{"role": "system", "content": system}, {"role": "user", "content": "When does crossing 7 open?"}]
+    b = [{"role": "system", "content": system}, {"role": "user", "content": "Which crossing closes first?"}]
+    kept = shared_prefix_tokens(MODEL, a, b)
+    assert count_prompt_tokens(MODEL, [{"role": "system", "content": system}]) - 5 <= kept < count_prompt_tokens(MODEL, b)
+    assert shared_prefix_tokens(MODEL, "Alpha question?", "Beta question?") > 0  # the default system message
