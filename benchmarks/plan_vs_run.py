@@ -30,26 +30,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 def plans(profile: str) -> dict[str, dict[str, float]]:
     from lclab.planning import plan, speed, stages
-    from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
+    from lclab.planning.priors import ANSWER_SPREAD
+    from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for, run_order
 
     settings = load_profile(profile)
     out: dict[str, dict[str, float]] = {}
     probe = speed._probe
     for name in ("fresh", "probed", "measured"):
-        saved = speed.speed_factor, stages._runs_of
+        saved = speed.speed_factor, stages._runs_of, stages.answer_spread
         if name != "measured":  # what a machine that has run nothing plans: replies at their declared sizes
             speed.speed_factor = lambda model: (1.0, "no run measured")
             stages._runs_of = lambda experiment, model: []
+            stages.answer_spread = lambda experiment: (ANSWER_SPREAD, "answer spread declared")
             stages._measured.cache_clear()
         if name == "fresh":  # and, before set-up, the default speeds (no probe)
             speed._probe = lambda model: {}
         plan.new_plan()
         try:
-            for nb in sorted(NOTEBOOKS.glob("[0-9]*.ipynb")):
-                rows = plan.plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))
-                out.setdefault(nb.stem, {})[name] = sum(r["seconds"] for r in rows if r["seconds"] == r["seconds"])
+            with plan.plan_scope():  # one profile: a call or card priced by one notebook is a cache hit for the next
+                for nb in run_order(sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))):
+                    rows = plan.plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))
+                    out.setdefault(nb.stem, {})[name] = sum(r["seconds"] for r in rows if r["seconds"] == r["seconds"])
         finally:
-            speed.speed_factor, stages._runs_of = saved
+            speed.speed_factor, stages._runs_of, stages.answer_spread = saved
             speed._probe = probe
             stages._measured.cache_clear()
     return out

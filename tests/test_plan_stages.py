@@ -117,3 +117,52 @@ def test_07s_answers_on_the_embedded_model_are_priced_after_the_prefix_every_pro
     whole = plan("07_rag_ifeval", p)[0]
     assert reused["calls"] == whole["calls"] == 4 and reused["prompt_tokens"] == whole["prompt_tokens"]
     assert reused["seconds"] < 0.9 * whole["seconds"]
+
+
+def test_a_call_one_notebook_of_a_plan_prices_is_a_cache_hit_for_the_next():
+    # 02's closed-book answers are 01's own prompts: by the time 02 runs, 01's replies are in the cache.
+    from lclab.planning.plan import plan_scope, planned_answers
+
+    prompts = ["When does the crossing open?", "Who runs the ferry?"]
+    first = planned_answers("01", "answer", MODEL, prompts, 16)[0]
+    alone = planned_answers("02", "answer", MODEL, prompts, 16)[0]
+    assert first["cached"] == alone["cached"] == 0 and alone["seconds"] == first["seconds"] > 0  # plans apart
+    with plan_scope():
+        first = planned_answers("01", "answer", MODEL, prompts, 16)[0]
+        again = planned_answers("02", "answer", MODEL, [prompts[1], "Where is the bridge?"], 16)[0]
+        other_budget = planned_answers("02", "answer", MODEL, prompts[:1], 32)[0]  # another request: asked anew
+    assert first["cached"] == 0 and again["cached"] == 1 and again["calls"] == 2 and other_budget["cached"] == 0
+    assert 0 < again["seconds"] < first["seconds"]
+
+
+def test_judged_answers_repeat_as_the_answer_spread_says_across_stages_and_notebooks():
+    from lclab.planning.plan import plan_scope
+    from lclab.planning.stages import repeat_share
+
+    one = [Judged({"question": "When?", "gold_answer": "At dawn."})]
+    with plan_scope():
+        # 4 answers to one question at spread 0.5 are 4 ** 0.5 = 2 distinct: half of them repeat
+        assert repeat_share("judge", "judge_correct", one * 4, 0.5) == pytest.approx(0.5)
+        # 9 more (another notebook, the same question and judge): 13 ** 0.5 - 2 = 1.6 new among them
+        assert repeat_share("judge", "judge_correct", one * 9, 0.5) == pytest.approx(1 - (13 ** 0.5 - 2) / 9)
+        other = [Judged({"question": "Who?", "gold_answer": "The ferryman."})]
+        assert repeat_share("judge", "judge_correct", other, 0.5) == 0.0  # a question's first answer is new
+        assert repeat_share("another judge", "judge_correct", one * 3, 1.0) == 0.0  # spread 1: every answer new
+    assert repeat_share("judge", "judge_correct", one * 4, 0.5) == 0.0  # outside a plan nothing is counted
+
+
+def test_the_answer_spread_is_fitted_on_the_latest_run_and_declared_before_any():
+    from lclab.planning.priors import ANSWER_SPREAD
+    from lclab.planning.stages import answer_spread
+
+    assert answer_spread("depth_sweep") == (ANSWER_SPREAD, "answer spread declared")
+    folder = paths.RESULTS / "depth_sweep" / "quick"
+    folder.mkdir(parents=True)
+    # two questions, 4 judged answers each, 2 distinct each: distinct = 4 ** b gives b = ln 2 / ln 4 = 0.5;
+    # a row the judge did not read (an error) is left out
+    rows = [{"question": q, "gold": "g", "response": r, "judge_correct": 1.0}
+            for q in ("a", "b") for r in ("x", "x", "y", "y")]
+    rows.append({"question": "a", "gold": "g", "response": "z", "judge_correct": None})
+    pd.DataFrame(rows).to_json(folder / "result_items.jsonl", orient="records", lines=True)
+    spread, source = answer_spread("depth_sweep")
+    assert spread == pytest.approx(0.5) and source == "answer spread measured in run quick"

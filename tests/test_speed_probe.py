@@ -30,13 +30,16 @@ def test_a_probed_machine_is_priced_at_its_own_prefill_decode_and_grammar(record
     from lclab.planning.speed import DEFAULT_SPEED, seconds_for, speed_factor
 
     default = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2)
-    _write_probe(record, prefill_s_per_token=0.001, decode_s_per_token=0.01, grammar_s_per_token=0.02, call_s=0.0)
+    _write_probe(record, prefill_s_per_token=0.001, decode_s_per_token=0.01, grammar_s_per_token=0.02,
+                 logprobs_s_per_token=0.005, call_s=0.0)
     *_, attention = DEFAULT_SPEED["qwen2.5-coder-0.5b"]
     probed = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2)
     assert probed == pytest.approx((1_000 + 2 * 500 ** 2 / attention) * 0.001 + 100 * 0.01)
     assert probed != pytest.approx(default)
-    # a reply decoded under a JSON grammar pays the probed extra per token; a free one does not
+    # a reply decoded under a JSON grammar pays the probed extra per token, one whose logprobs are read another;
+    # a free one neither
     assert seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, constrained=True) == pytest.approx(probed + 100 * 0.02)
+    assert seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, True, True) == pytest.approx(probed + 100 * 0.025)
     factor, source = speed_factor(MODEL)
     assert factor == 1.0 and source.startswith("this machine's speed probe")
 
@@ -63,9 +66,12 @@ def test_a_model_that_cannot_be_probed_says_why(monkeypatch):
 
     assert unprobeable("openai/gpt-4o-mini") == "not an embedded model"
     monkeypatch.setenv("LCLAB_THREADS", "1")
-    if (os.cpu_count() or 1) > 1:
-        assert "fewer threads" in (unprobeable(MODEL) or "fewer threads")  # not fetched would also do
-        with pytest.raises(RuntimeError, match="cannot probe"):
+    if (os.cpu_count() or 1) > 1:  # a test worker's share of the cores (or llama.cpp or the model missing)
+        why = unprobeable(MODEL)
+        assert why in ("this process has fewer threads than the machine has cores",
+                       "llama.cpp is not installed yet (scripts/setup.sh)",
+                       "not fetched yet (scripts/setup.sh fetches it)")
+        with pytest.raises(RuntimeError, match=f"cannot probe {MODEL}: "):
             probe(MODEL)
 
 
@@ -74,7 +80,9 @@ def test_the_probe_measures_the_embedded_model_and_plans_read_it(record, monkeyp
     from lclab.planning import probe
     from lclab.planning.speed import speeds
 
-    monkeypatch.setenv("LCLAB_THREADS", str(os.cpu_count() or 1))  # as a run computes (the record is the test's)
+    # A test worker computes on its share of the cores, which the probe refuses to take for the machine's speed;
+    # here the record is the test's own, and the engine keeps the worker's threads.
+    monkeypatch.setattr(probe, "threads_limited", lambda: False)
     assert probe.unprobeable(MODEL) is None
     assert probe.main(["qwen2.5-coder-0.5b"]) == 0
     line = capsys.readouterr().out
@@ -96,5 +104,16 @@ def test_the_shared_prefix_counts_the_chat_template_a_local_model_reads():
     a = [{"role": "system", "content": system}, {"role": "user", "content": "When does crossing 7 open?"}]
     b = [{"role": "system", "content": system}, {"role": "user", "content": "Which crossing closes first?"}]
     kept = shared_prefix_tokens(MODEL, a, b)
-    assert count_prompt_tokens(MODEL, [{"role": "system", "content": system}]) - 5 <= kept < count_prompt_tokens(MODEL, b)
+    system_only = count_prompt_tokens(MODEL, [{"role": "system", "content": system}])
+    assert system_only - 5 <= kept < count_prompt_tokens(MODEL, b)
     assert shared_prefix_tokens(MODEL, "Alpha question?", "Beta question?") > 0  # the default system message
+
+
+def test_a_one_token_verdict_pays_neither_the_grammar_nor_the_scoring_of_a_longer_reply():
+    # One-token verdicts are read from the prompt's last logits (no generation to constrain, no reply to score).
+    from lclab.planning.plan import reply_kind
+
+    assert reply_kind({"response_format": "json", "logprobs": True, "max_tokens": 32}) == (True, True)
+    assert reply_kind({"logprobs": True, "top_logprobs": 20, "max_tokens": 1}) == (False, False)
+    assert reply_kind({"temperature": 0.0, "max_tokens": 64}) == (False, False)
+    assert reply_kind(None) == (False, False)

@@ -44,7 +44,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
             size, source = reply_tokens(EXPERIMENT, "generate", model, GENERATION_TOKENS)
             reply, _ = reply_tokens(EXPERIMENT, "facts", model, FACTS_TOKENS)
             fact_rows.append(estimated(notebook, "facts", model,
-                                       [template_prompt_tokens(model, name, {"response": size})], reply, source))
+                                       [template_prompt_tokens(model, name, {"response": size})], reply, source,
+                                       request={"response_format": FACTS_SCHEMAS[style], "max_tokens": FACTS_TOKENS}))
     rows.append(merged(fact_rows))
     known = fact_samples(facts, contexts)
     score_rows = [planned_replies(notebook, EXPERIMENT, "score", model, [s.input for s in known], 1,

@@ -13,6 +13,9 @@ measured throughput), money from `params/prices.yaml`.
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import json
 import math
 
 import pandas as pd
@@ -41,11 +44,11 @@ def cost_for(model: str, prompt_tokens: float, completion_tokens: float) -> floa
 
 
 def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, prompt: float, completion: float,
-        todo: list[tuple[int, int]] | None = None, constrained: bool = False) -> dict:
+        todo: list[tuple[int, int]] | None = None, request: dict | None = None) -> dict:
     """One plan row. Time and cost are for the calls not cached. `todo`, when known: per call still to
     make, (its prompt tokens, the tokens of it the model already holds from the previous call); else
-    the calls are taken to share the prompt tokens equally, none reused. `constrained`: replies under a JSON
-    grammar (seconds_for)."""
+    the calls are taken to share the prompt tokens equally, none reused. `request`: what the calls ask besides
+    their prompt (a JSON response format, logprobs: each costs per reply token, seconds_for)."""
     to_make = calls - cached_calls
     share = to_make / calls if calls else 0
     if todo is None:
@@ -55,7 +58,7 @@ def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, pr
     return {"notebook": notebook, "stage": stage, "gateway_stage": stage.split(" (")[0].split(",")[0], "model": model,
             "calls": calls, "cached": cached_calls,
             "prompt_tokens": round(prompt), "completion_tokens": round(completion),
-            "seconds": seconds_for(model, todo_prompt, completion * share, to_make, todo_sq, constrained),
+            "seconds": seconds_for(model, todo_prompt, completion * share, to_make, todo_sq, *reply_kind(request)),
             "cost_usd": cost_for(model, todo_prompt, completion * share)}
 
 
@@ -111,6 +114,8 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_to
     as the run sends it (response_format, ...), for the cache lookup. `reply`: the tokens of a reply not cached
     (what earlier runs measured, lclab.planning.stages), else `max_tokens`."""
     hits = [cached(model, p, max_tokens=max_tokens, **request) for p in prompts]
+    # A call that an earlier notebook or stage of the plan being made has priced is in the cache when this runs.
+    again = [hit is None and priced_before(model, p, max_tokens, request) for p, hit in zip(prompts, hits)]
     lengths = [count_prompt_tokens(model, p) for p in prompts]
     done = [h for h in hits if h is not None]
     reply = max_tokens if reply is None else reply
@@ -118,13 +123,60 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_to
     # Time is spent on the prompts not cached, at their own lengths (one long prompt costs more than
     # several short ones of the same total), less what the previous call left in the KV cache.
     todo, previous = [], None
-    for prompt, n, hit in zip(prompts, lengths, hits):
-        if hit is None:
+    for prompt, n, hit, repeat in zip(prompts, lengths, hits, again):
+        if hit is None and not repeat:
             kept = _shared_prefix_tokens(model, previous, prompt) if reuse_prefix and previous else 0
             todo.append((n, min(kept, n)))
             previous = prompt
-    return [row(notebook, stage, model, len(prompts), len(done), sum(lengths), answered_tokens, todo,
-                bool(request.get("response_format")))]
+    return [row(notebook, stage, model, len(prompts), len(done) + sum(again), sum(lengths), answered_tokens, todo,
+                request | {"max_tokens": max_tokens})]
+
+
+def reply_kind(request: dict | None) -> tuple[bool, bool]:
+    """(decoded under a JSON grammar, logprobs read after the reply) for a call's request: a one-token reply with
+    logprobs is read from the prompt's last logits, with neither cost (lclab.models.llama)."""
+    request = request or {}
+    one_token = request.get("max_tokens") == 1 and request.get("logprobs")
+    return bool(request.get("response_format")) and not one_token, bool(request.get("logprobs")) and not one_token
+
+
+# What the plan being made has priced so far (None outside one): every exact call, and how many answers to each judged
+# question (lclab.planning.stages.planned_judges). A profile's plan keeps one record for all its notebooks.
+_scope: dict | None = None
+
+
+@contextlib.contextmanager
+def plan_scope():
+    """Plans made inside share one record of what they priced; a scope opened inside another joins it."""
+    global _scope
+    if _scope is not None:
+        yield _scope
+        return
+    _scope = {"asked": set(), "judged": collections.Counter()}
+    try:
+        yield _scope
+    finally:
+        _scope = None
+
+
+def priced_before(model: str, prompt, max_tokens: int, request: dict) -> bool:
+    """Whether the plan being made has priced this exact call already; records it if not."""
+    if _scope is None:
+        return False
+    key = (model, json.dumps(prompt, sort_keys=True), max_tokens, json.dumps(request, sort_keys=True, default=str))
+    if key in _scope["asked"]:
+        return True
+    _scope["asked"].add(key)
+    return False
+
+
+def answers_judged_before(key: tuple) -> int:
+    """How many answers to `key` (judge, template, what the prompt knows before the answer) the plan being made
+    has priced already; counts one more."""
+    if _scope is None:
+        return 0
+    _scope["judged"][key] += 1
+    return _scope["judged"][key] - 1
 
 
 _priced: set[tuple] = set()  # what the plan being made has priced once for every notebook (a judge's card texts)
@@ -149,7 +201,8 @@ def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
 
     p = defaults | params
     experiment = for_notebook(notebook)
-    rows = experiment.plan(notebook, p) if experiment and experiment.plan else []
+    with plan_scope():
+        rows = experiment.plan(notebook, p) if experiment and experiment.plan else []
     return [*rows, start_row(notebook, rows)] if rows else rows
 
 

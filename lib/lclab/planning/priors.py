@@ -37,16 +37,12 @@ LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0
 COUNTS = {"claims per text": 3, "facts per list": 3}
 
 
-# Repeated verdicts: the share of an experiment's judged answers that repeat an answer already judged for the same
-# question in the same run (the same prompt again: a cache hit, no call). A small model gives one short factoid
-# answer across depths or methods. Distinct (question, answer) among judged rows of the cold default run of
-# 2026-11-26: 01 18 of 36 (0.5), 02 17 of 42 (0.6); 06 asks each question once (0).
-REPEATED_VERDICTS = {"depth_sweep": 0.5, "context_vs_rag": 0.6}
-
-
-def expected_repeats(experiment: str) -> float:
-    """The declared share of judged answers that repeat one already judged (REPEATED_VERDICTS), 0 if none."""
-    return float(REPEATED_VERDICTS.get(experiment, 0.0))
+# Answer spread: distinct answers to one question grow as n ** ANSWER_SPREAD with the n answers asked (0: always the
+# same answer, 1: never a repeat). A judge prompt for an answer already judged for the same question is a cache hit,
+# and a small model answers a short factoid the same few ways across depths, methods and notebooks. In the cold
+# default run of 2026-11-27 on a second 2-core machine, 01 and 02 judged 78 answers to 6 questions (13 each) with
+# 23 distinct (3.8 a question): ln 3.8 / ln 13 = 0.52.
+ANSWER_SPREAD = 0.5
 
 
 def expected_reply(experiment: str, stage: str) -> float | None:

@@ -13,6 +13,7 @@ throughput.json. Plans scale by it until this machine's own runs have measured t
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -25,6 +26,7 @@ from . import speed
 PROMPT_TOKENS = 512  # about a default-profile prompt (300-1,500 tokens); the 1.5B reads it in ~6 s on 2 cores
 DECODE_TOKENS = 16
 WARM_UP_TOKENS = 16  # read first and dropped: the first evaluation pages the weights in and sizes the buffers
+REPEATS = 2  # one 512-token read of the 0.5B measured 122 tokens/s beside other work, 148-158 in five quiet probes
 # Any text does: a prompt's cost is its length, not its words.
 FILLER = ("The probe reads this sentence again and again, so that every run of it costs the same on one machine. ")
 
@@ -58,7 +60,8 @@ def probe(model: str) -> dict:
     if why := unprobeable(model):
         raise RuntimeError(f"cannot probe {model}: {why}")
     started = time.perf_counter()
-    llama, lock = LocalBackend(parse_spec(model))._llama()
+    backend = LocalBackend(parse_spec(model))
+    llama, lock = backend._llama()
     load = time.perf_counter() - started  # a run's first call pays it (0 where this process had it loaded)
     with lock:
         tokens = llama.tokenize(FILLER.encode() * (4 * PROMPT_TOKENS // 20), add_bos=False)
@@ -67,15 +70,18 @@ def probe(model: str) -> dict:
             raise RuntimeError(f"the probe's text gave {len(tokens)} tokens, fewer than {need}")
         llama.reset()
         llama.eval(tokens[:WARM_UP_TOKENS])
-        llama.reset()
-        t = time.perf_counter()
-        llama.eval(tokens[:PROMPT_TOKENS])
-        prefill = time.perf_counter() - t
-        t = time.perf_counter()
-        for token in tokens[PROMPT_TOKENS:PROMPT_TOKENS + DECODE_TOKENS]:  # one token per step, as a reply decodes
-            llama.eval([token])
-        decode = time.perf_counter() - t
+        prefill = decode = math.inf
+        for _ in range(REPEATS):  # the fastest of each: other work on the cores only ever slows a measurement
+            llama.reset()
+            t = time.perf_counter()
+            llama.eval(tokens[:PROMPT_TOKENS])
+            prefill = min(prefill, time.perf_counter() - t)
+            t = time.perf_counter()
+            for token in tokens[PROMPT_TOKENS:PROMPT_TOKENS + DECODE_TOKENS]:  # one token a step, as a reply decodes
+                llama.eval([token])
+            decode = min(decode, time.perf_counter() - t)
         grammar = _grammar_extra(llama)
+        scoring = _scoring_extra(backend, llama)
         overhead = _call_overhead(llama)
         llama.reset()
     *_, attention = speed.speeds(model, probed=False)
@@ -83,6 +89,7 @@ def probe(model: str) -> dict:
     result = {"prefill_s_per_token": prefill / (PROMPT_TOKENS + PROMPT_TOKENS ** 2 / attention),  # as plans price it
               "decode_s_per_token": decode / DECODE_TOKENS,
               "grammar_s_per_token": grammar,
+              "logprobs_s_per_token": scoring,
               "call_s": overhead,
               "load_s": round(load, 2),
               "prompt_tokens_per_s": round(PROMPT_TOKENS / prefill, 1),
@@ -106,11 +113,29 @@ def _grammar_extra(llama) -> float:
 
     grammar = LlamaGrammar.from_json_schema(json.dumps(GRAMMAR_SCHEMA), verbose=False)
     per_token = {}
-    for name, constraint in (("warm", None), ("free", None), ("json", grammar)):
+    for name, constraint in (("warm", None), *(("free", None), ("json", grammar)) * REPEATS):
         t = time.perf_counter()
         out = llama.create_completion(GRAMMAR_PROMPT, max_tokens=DECODE_TOKENS, temperature=0.0, grammar=constraint)
-        per_token[name] = (time.perf_counter() - t) / max(1, out["usage"]["completion_tokens"])
+        took = (time.perf_counter() - t) / max(1, out["usage"]["completion_tokens"])
+        per_token[name] = min(took, per_token.get(name, math.inf))
     return max(0.0, per_token["json"] - per_token["free"])
+
+
+def _scoring_extra(backend, llama) -> float:
+    """Seconds per reply token that reading its logprobs adds: a reply longer than one token is generated, then
+    scored in one batch over its positions, each position's top alternatives read from the vocabulary's logits
+    (lclab.models.llama.LocalBackend._score_reply; a judge's verdict, 05's NLI labels)."""
+    from ..scoring.logprob import TOP_LOGPROBS
+
+    messages = [{"role": "user", "content": GRAMMAR_PROMPT}]
+    prompt = backend._prompt_tokens(llama, messages)
+    out = llama.create_chat_completion(messages=messages, max_tokens=DECODE_TOKENS, temperature=0.0)
+    text, best, scored = out["choices"][0]["message"]["content"] or "", math.inf, []
+    for _ in range(REPEATS):
+        t = time.perf_counter()
+        scored = backend._score_reply(llama, prompt, text, TOP_LOGPROBS)
+        best = min(best, time.perf_counter() - t)
+    return best / max(1, len(scored))
 
 
 def _call_overhead(llama) -> float:
@@ -152,7 +177,8 @@ def main(models: list[str]) -> int:
             continue
         print(f"speed probe: {model} reads {result['prompt_tokens_per_s']:.0f} prompt tokens/s and decodes "
               f"{result['decode_tokens_per_s']:.0f}/s here, +{1000 * result['grammar_s_per_token']:.0f} ms a token "
-              f"under a JSON grammar ({result['factor']:.2f} x the default speeds' time; "
+              f"under a JSON grammar, +{1000 * result['logprobs_s_per_token']:.0f} ms with logprobs "
+              f"({result['factor']:.2f} x the default speeds' time; "
               f"{result['seconds']:.0f} s, once per machine)", flush=True)
     return 0
 

@@ -88,9 +88,12 @@ def load_seconds(model: str, declared: float) -> float:
     return _probe(model).get("load_s", declared)
 
 
-def grammar_seconds(model: str, probed: bool = True) -> float:
-    """Seconds a JSON grammar adds per decoded token: as probed here, else none (the default speeds hold it)."""
-    return _probe(model).get("grammar_s_per_token", 0.0) if probed else 0.0
+def extra_seconds(model: str, constrained: bool, scored: bool) -> float:
+    """Seconds a reply token costs besides decoding: under a JSON grammar (`constrained`), and with its logprobs
+    read after it (`scored`); as probed here, else none (the default speeds hold them)."""
+    probe = _probe(model)
+    return (probe.get("grammar_s_per_token", 0.0) if constrained else 0.0) \
+        + (probe.get("logprobs_s_per_token", 0.0) if scored else 0.0)
 
 
 def _probe(model: str) -> dict:
@@ -142,16 +145,17 @@ def _equal_lengths(prompt_tokens: float, calls: float) -> float:
 
 
 def seconds_for(model: str, prompt_tokens: float, completion_tokens: float, calls: float,
-                prompt_tokens_sq: float | None = None, constrained: bool = False) -> float:
+                prompt_tokens_sq: float | None = None, constrained: bool = False, scored: bool = False) -> float:
     """Estimated model seconds on this machine: the default speeds, scaled by what was measured here.
 
     `prompt_tokens_sq` is the sum over calls of each prompt's length squared; without it the calls are
     taken to be of equal length. `constrained`: the replies are decoded under a JSON grammar (a response
-    format), which costs a probed machine its measured extra per token (the default speeds include none)."""
+    format), `scored`: their logprobs are read after them (longer than one token); each costs a probed machine
+    its measured extra per reply token (the default speeds include none)."""
     if not model.startswith("local/"):
         return math.nan
     if prompt_tokens_sq is None:
         prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
-    grammar = completion_tokens * grammar_seconds(model) if constrained else 0.0
-    return (_predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls) + grammar) \
+    extra = completion_tokens * extra_seconds(model, constrained, scored)
+    return (_predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls) + extra) \
         * speed_factor(model)[0]

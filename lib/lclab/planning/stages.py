@@ -18,13 +18,14 @@ import functools
 import json
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from .. import paths
 from ..models import cached, count_prompt_tokens, count_tokens
 from ..prompts import fields, render
-from .plan import planned_answers, row
-from .priors import expected_count, expected_repeats, expected_reply
+from .plan import answers_judged_before, planned_answers, row
+from .priors import ANSWER_SPREAD, expected_count, expected_reply
 
 
 @dataclass(frozen=True)
@@ -129,37 +130,55 @@ def text_tokens(model: str, texts: list[str]) -> float:
 
 
 def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply: float, source: str,
-              repeated: float = 0.0, constrained: bool = False) -> dict:
+              repeated: float = 0.0, request: dict | None = None) -> dict:
     """A plan row for calls whose prompts are priced, not built: `prompts` holds each call's prompt tokens
     (template_prompt_tokens), `reply` each reply's tokens, `source` where that reply size comes from;
     `repeated` the share expected to repeat a prompt already asked (answered from the cache, no time);
-    `constrained` whether the replies are decoded under a JSON grammar (a response format)."""
+    `request` what the calls ask besides their prompt (a response format, logprobs, max_tokens: plan.row)."""
     repeats = round(len(prompts) * repeated)
     todo = [(round(n), 0) for n in prompts]
     return row(notebook, f"{stage} (estimated; replies: {source})", model, len(prompts), repeats, sum(prompts),
-               reply * len(prompts), todo[:len(todo) - repeats] if repeats else todo, constrained)
+               reply * len(prompts), todo[:len(todo) - repeats] if repeats else todo, request)
 
 
-def repeated_verdicts(experiment: str) -> tuple[float, str]:
-    """The share of judged answers that repeat one already judged for the same question (the same judge prompt:
-    a cache hit), read from the latest earlier run's judged rows, else the declared prior; and where it comes
-    from. Read once per plan (every judge stage of the experiment asks)."""
-    return _repeated_verdicts(experiment, _results_stamp(experiment))
+def answer_spread(experiment: str) -> tuple[float, str]:
+    """How fast distinct answers to one question grow with the answers asked: the exponent b of distinct = n ** b
+    (lclab.planning.priors.ANSWER_SPREAD), fitted on the latest earlier run's judged rows of `experiment` (per
+    question and reference, its n answers and their distinct responses: least squares of log distinct on log n
+    through 0), else declared; and where it comes from. Read once per plan (every judge stage asks)."""
+    items = sorted((paths.RESULTS / experiment).glob("*/result_items.jsonl"))
+    return _answer_spread(experiment, tuple((str(p), p.stat().st_mtime_ns) for p in items))
 
 
 @functools.lru_cache(maxsize=64)
-def _repeated_verdicts(experiment: str, _stamp: tuple) -> tuple[float, str]:
+def _answer_spread(experiment: str, _stamp: tuple) -> tuple[float, str]:
     logs = sorted((paths.RESULTS / experiment).glob("*/result_items.jsonl"), key=lambda f: f.stat().st_mtime)
     for log in reversed(logs):
         rows = pd.read_json(log, lines=True, dtype=False)
         reference = next((c for c in ("gold", "reference") if c in rows), None)
         if reference is None or not {"question", "response", "judge_correct"} <= set(rows.columns):
             continue
-        judged = rows[rows["judge_correct"].notna()]
-        if len(judged) >= 4:
-            distinct = len(judged[["question", reference, "response"]].astype(str).drop_duplicates())
-            return 1 - distinct / len(judged), f"repeats measured in run {log.parent.name}"
-    return expected_repeats(experiment), "repeats declared"
+        judged = rows[rows["judge_correct"].notna()][["question", reference, "response"]].astype(str)
+        per_question = judged.groupby(["question", reference])["response"].agg(["size", "nunique"])
+        per_question = per_question[per_question["size"] >= 2]
+        if len(judged) >= 4 and len(per_question):
+            x, y = np.log(per_question["size"]), np.log(per_question["nunique"])
+            spread = float(np.clip((x * y).sum() / (x * x).sum(), 0.0, 1.0))
+            return spread, f"answer spread measured in run {log.parent.name}"
+    return ANSWER_SPREAD, "answer spread declared"
+
+
+def repeat_share(judge: str, template: str, items: list, spread: float) -> float:
+    """The share of `items` (Judged, answers not known yet) expected to repeat an answer already judged for the
+    same question (the same judge prompt: a cache hit). The plan being made counts the answers it has priced per
+    question across stages and notebooks; the k-th answer to a question is new with chance k ** b - (k - 1) ** b."""
+    if not items:
+        return 0.0
+    new = 0.0
+    for item in items:
+        before = answers_judged_before((judge, template, tuple(sorted(item.known.items()))))
+        new += (before + 1) ** spread - before ** spread
+    return 1 - new / len(items)
 
 
 def named(plan_row: dict, stage: str) -> dict:
@@ -198,21 +217,24 @@ def planned_judges(notebook: str, experiment: str, stage: str, judge: str, templ
     fields that reply fills, `requests` the cache settings of each call per item (the verdict, then any
     self-consistency samples). An item whose earlier reply is cached has its prompt built and looked up; the
     others are priced by the template with the slots at the earlier reply's measured size (else its budget)."""
-    exact, priced = [], []
+    exact, priced, unknown = [], [], []
     answer_size, _ = reply_tokens(experiment, answer_stage, answer_model, answer_budget)
     reply, source = reply_tokens(experiment, stage, judge, reply_budget)
     for item in items:
         if item.filled is not None:
             exact.append(render(template, **item.known, **item.filled))
+            answers_judged_before((judge, template, tuple(sorted(item.known.items()))))  # counted for later ones
         else:
             stand_in = {slot: answer_size / len(slots) for slot in slots}
             priced.append(template_prompt_tokens(judge, template, stand_in, **item.known))
+            unknown.append(item)
     rows = [planned_answers(notebook, stage, judge, exact, reply_budget, reply=reply, **request)[0]
             for request in requests]
-    share, said = repeated_verdicts(experiment) if priced else (0.0, "")
+    spread, said = answer_spread(experiment) if unknown else (1.0, "")
+    share = repeat_share(judge, template, unknown, spread)
     rows.append(estimated(notebook, stage, judge, priced * len(requests), reply,
-                          f"{source}; {share:.0%} {said}" if share else source, share,
-                          any(r.get("response_format") for r in requests)))
+                          f"{source}; {share:.0%} repeats, {said} ({spread:.2f})" if share else source, share,
+                          requests[0] | {"max_tokens": reply_budget}))
     return merged(rows)
 
 

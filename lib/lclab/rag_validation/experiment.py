@@ -12,7 +12,7 @@ from ..qa.planned import planned_generation
 from ..runs.declared import declared
 from ..scoring.claims import CHECK_STAGE, claims_budget
 from ..scoring.judge_card import planned_card
-from ..scoring.judges import JUDGE_MAX_TOKENS
+from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from .parameters import Parameters
 from .run import EXPERIMENT, inputs
 
@@ -49,7 +49,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
             {"passages": passages} if template == "judge_faithfulness" else {}) for t in tokens]
         verdict, said = reply_tokens(EXPERIMENT, stage, judge, JUDGE_MAX_TOKENS)
         rows.append(estimated(notebook, stage, judge, [template_prompt_tokens(judge, template, s) for s in slots]
-                              * samples, verdict, said))
+                              * samples, verdict, said, request=judge_requests()[0] | {"max_tokens": JUDGE_MAX_TOKENS}))
     if p["claim_metrics"]:
         rows += planned_claims(notebook, judge, tokens, answer, passages / p["answer_k"], p["answer_k"])
     kinds = ("answer_correct", "rag_relevance", "rag_faithfulness") + (

@@ -160,11 +160,12 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     """The plan of every notebook (lclab.planning.plan), as a table and a line of totals."""
     import pandas as pd
 
-    from ..planning.plan import new_plan, plan_notebook, plan_table, shown_plan
+    from ..planning.plan import new_plan, plan_notebook, plan_scope, plan_table, shown_plan
     from ..planning.speed import speed_factor
 
     new_plan()
-    rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]
+    with plan_scope():  # one profile: a call one notebook prices is a cache hit for the next
+        rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]
     table = plan_table(rows)
     with pd.option_context("display.max_rows", 200, "display.width", 160, "display.max_colwidth", 40):
         print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "

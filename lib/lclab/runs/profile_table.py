@@ -17,12 +17,13 @@ QUOTED = ("default", "documented")  # the profiles whose plans the README quotes
 def planned(profile: str) -> dict:
     """{"calls", "embedded", "seconds"} of a profile's plan over every notebook (no model is called or loaded):
     model calls, and texts looked up or embedded by the embedding stages, apart."""
-    from ..planning.plan import new_plan, plan_notebook, plan_table
+    from ..planning.plan import new_plan, plan_notebook, plan_scope, plan_table
 
     new_plan()
     settings = load_profile(profile)
-    rows = [r for nb in sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
-            for r in plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))]
+    with plan_scope():
+        rows = [r for nb in sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+                for r in plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))]
     total = plan_table(rows).iloc[-1]
     embedded = sum(r["calls"] for r in rows if r["stage"] == "embed")
     return {"calls": int(total["calls"]) - embedded, "embedded": embedded, "seconds": float(total["seconds"])}
