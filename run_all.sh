@@ -61,8 +61,8 @@ scripts/setup.sh
 # this also checks every notebook's parameters before anything runs.
 models=$(.venv/bin/python -m lclab.runs.notebooks "${args[@]}" --models-needed ${notebooks[@]+"${notebooks[@]}"})
 scripts/setup.sh $models
-# This machine's speed for each of them, measured once (a few seconds each): what later plans price calls at.
-.venv/bin/python -m lclab.planning.probe $models
+# This machine's speed for each of them and the embedder, measured once (seconds each): what plans price calls at.
+.venv/bin/python -m lclab.planning.probe $models local/all-MiniLM-L6-v2
 
 status=0
 .venv/bin/python -m lclab.runs.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"} || status=$?

@@ -117,3 +117,17 @@ def test_a_one_token_verdict_pays_neither_the_grammar_nor_the_scoring_of_a_longe
     assert reply_kind({"logprobs": True, "top_logprobs": 20, "max_tokens": 1}) == (False, False)
     assert reply_kind({"temperature": 0.0, "max_tokens": 64}) == (False, False)
     assert reply_kind(None) == (False, False)
+
+
+@pytest.mark.model
+def test_the_embedder_probe_prices_the_embed_stage_and_leaves_the_embedding_cache_alone(record, monkeypatch, tmp_path):
+    from lclab.planning import probe
+    from lclab.planning.plan import planned_embeddings
+
+    monkeypatch.setenv("LCLAB_EMBEDDING_CACHE_DIR", str(tmp_path / "user-embeddings"))
+    result = probe.probe_embedder("local/all-MiniLM-L6-v2")
+    assert result["embed_s_per_text"] > 0 and result["load_s"] >= 0
+    assert os.environ["LCLAB_EMBEDDING_CACHE_DIR"] == str(tmp_path / "user-embeddings")  # restored
+    assert not (tmp_path / "user-embeddings").exists()  # the probe's texts went to a folder of its own
+    row = planned_embeddings("nb", "local/all-MiniLM-L6-v2", ["a chunk", "another chunk"])
+    assert row["cached"] == 0 and row["seconds"] == pytest.approx(3 * result["embed_s_per_text"])  # + the dimension probe

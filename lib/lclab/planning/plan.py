@@ -25,7 +25,7 @@ from ..models import cached, count_prompt_tokens
 from ..models.backends import shared_prefix_tokens
 from ..paths import PARAMS
 # The speeds a call is priced at live in lclab.planning.speed; these names are imported from here too.
-from .speed import (DEFAULT_SPEED, UNKNOWN_LOCAL, _equal_lengths, load_seconds,  # noqa: F401
+from .speed import (DEFAULT_SPEED, UNKNOWN_LOCAL, _equal_lengths, embed_seconds, load_seconds,  # noqa: F401
                     record_throughput, seconds_for, speed_factor)
 
 # The one fallback for text that no tokenizer can count yet: characters per token of English prose.
@@ -91,7 +91,7 @@ def planned_embeddings(notebook: str, embedder: str, texts: list[str], unknown: 
     return {"notebook": notebook, "stage": stage, "model": embedder, "calls": len(texts),
             "cached": len(texts) - to_make,
             "prompt_tokens": 0, "completion_tokens": 0,
-            "seconds": to_make * EMBED_SECONDS.get(embedder, math.nan) if local else math.nan,
+            "seconds": to_make * embed_seconds(embedder, EMBED_SECONDS.get(embedder, math.nan)) if local else math.nan,
             "cost_usd": 0.0 if local else math.nan}
 
 

@@ -164,22 +164,69 @@ def _keep(model: str, result: dict) -> None:
     os.replace(partial, path)
 
 
+EMBED_TEXTS = 64  # passage-sized texts (~150 words, what 02, 03 and 06 index), embedded from an empty cache
+EMBED_TEXT = ("The probe embeds this passage about reading long documents and finding what matters in them, "
+              "written out again and again to the length of a chunk that a run indexes for retrieval. ") * 5
+
+
+def probe_embedder(spec: str) -> dict:
+    """Measure a local embedder now: its load, and seconds per text through the lab's own embed path (the disk
+    cache's writes included, as a run's embed stage counts them); keep the result in throughput.json."""
+    import tempfile
+
+    from ..models import embeddings
+
+    started = time.perf_counter()
+    embedder = embeddings.get_embedder(spec)
+    embedder.model  # noqa: B018  (its load: torch and sentence-transformers imported, the weights read)
+    load = time.perf_counter() - started
+    best = math.inf
+    saved = os.environ.get("LCLAB_EMBEDDING_CACHE_DIR")
+    try:
+        for attempt in range(REPEATS):  # the fastest: other work on the cores only ever slows a measurement
+            os.environ["LCLAB_EMBEDDING_CACHE_DIR"] = tempfile.mkdtemp(prefix="lclab-probe-")  # nothing cached
+            texts = [f"{attempt}-{i}: {EMBED_TEXT}" for i in range(EMBED_TEXTS)]
+            t = time.perf_counter()
+            embedder.embed(texts)
+            best = min(best, time.perf_counter() - t)
+    finally:
+        if saved is None:
+            os.environ.pop("LCLAB_EMBEDDING_CACHE_DIR", None)
+        else:
+            os.environ["LCLAB_EMBEDDING_CACHE_DIR"] = saved
+    result = {"embed_s_per_text": best / EMBED_TEXTS, "load_s": round(load, 2),
+              "seconds": round(time.perf_counter() - started, 1)}
+    _keep(spec, result)
+    return result
+
+
+def _is_embedder(spec: str) -> bool:
+    from ..models.embeddings import DEFAULT_EMBEDDER
+
+    return spec == DEFAULT_EMBEDDER
+
+
 def main(models: list[str]) -> int:
-    """Probe each model not probed on this machine yet; one line each."""
+    """Probe each model not probed on this machine yet (llama.cpp models, and the default embedder); one line each.
+    A probe that fails says so and leaves that model at the default speeds."""
     for model in (m if m.startswith("local/") or m.endswith(".gguf") else f"local/{m}" for m in models):
-        if probed(model) or unprobeable(model):
+        if probed(model) or (not _is_embedder(model) and unprobeable(model)):
             continue
         try:
-            result = probe(model)
+            result = probe_embedder(model) if _is_embedder(model) else probe(model)
         except Exception as err:  # noqa: BLE001  (a plan without the probe still works: default speeds)
             print(f"speed probe: {model} not measured ({type(err).__name__}: {err}); plans keep the default speeds",
                   file=sys.stderr)
             continue
+        if _is_embedder(model):
+            print(f"speed probe: {model} embeds a passage in {1000 * result['embed_s_per_text']:.0f} ms here "
+                  f"(loaded in {result['load_s']:.0f} s; once per machine)", flush=True)
+            continue
         print(f"speed probe: {model} reads {result['prompt_tokens_per_s']:.0f} prompt tokens/s and decodes "
               f"{result['decode_tokens_per_s']:.0f}/s here, +{1000 * result['grammar_s_per_token']:.0f} ms a token "
               f"under a JSON grammar, +{1000 * result['logprobs_s_per_token']:.0f} ms with logprobs "
-              f"({result['factor']:.2f} x the default speeds' time; "
-              f"{result['seconds']:.0f} s, once per machine)", flush=True)
+              f"({result['factor']:.2f} x the default speeds' time; {result['seconds']:.0f} s, once per machine)",
+              flush=True)
     return 0
 
 

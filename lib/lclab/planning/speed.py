@@ -83,6 +83,11 @@ def speeds(model: str, probed: bool = True) -> tuple[float, float, float, float]
     return prefill, decode, overhead, attention
 
 
+def embed_seconds(embedder: str, declared: float) -> float:
+    """Seconds a text costs a run's embed stage: as probed here (the cache's writes included), else `declared`."""
+    return _probe(embedder).get("embed_s_per_text", declared)
+
+
 def load_seconds(model: str, declared: float) -> float:
     """Seconds a run's first call to `model` spends loading it: as probed here, else `declared`."""
     return _probe(model).get("load_s", declared)
