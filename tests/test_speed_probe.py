@@ -120,7 +120,7 @@ def test_a_one_token_verdict_pays_neither_the_grammar_nor_the_scoring_of_a_longe
 
 
 @pytest.mark.model
-def test_the_embedder_probe_prices_the_embed_stage_and_leaves_the_embedding_cache_alone(record, monkeypatch, tmp_path):
+def test_the_embedder_probe_prices_the_embed_stage_and_leaves_the_user_cache_alone(record, monkeypatch, tmp_path):
     from lclab.planning import probe
     from lclab.planning.plan import planned_embeddings
 
@@ -130,4 +130,5 @@ def test_the_embedder_probe_prices_the_embed_stage_and_leaves_the_embedding_cach
     assert os.environ["LCLAB_EMBEDDING_CACHE_DIR"] == str(tmp_path / "user-embeddings")  # restored
     assert not (tmp_path / "user-embeddings").exists()  # the probe's texts went to a folder of its own
     row = planned_embeddings("nb", "local/all-MiniLM-L6-v2", ["a chunk", "another chunk"])
-    assert row["cached"] == 0 and row["seconds"] == pytest.approx(3 * result["embed_s_per_text"])  # + the dimension probe
+    # two texts and the store's dimension probe, each at the probed price
+    assert row["cached"] == 0 and row["seconds"] == pytest.approx(3 * result["embed_s_per_text"])
