@@ -83,6 +83,8 @@ def test_the_probe_measures_the_embedded_model_and_plans_read_it(record, monkeyp
     # A test worker computes on its share of the cores, which the probe refuses to take for the machine's speed;
     # here the record is the test's own, and the engine keeps the worker's threads.
     monkeypatch.setattr(probe, "threads_limited", lambda: False)
+    monkeypatch.setattr(probe, "PROMPT_TOKENS", 64)  # plumbing, not a measurement: a short read, once
+    monkeypatch.setattr(probe, "REPEATS", 1)
     assert probe.unprobeable(MODEL) is None
     assert probe.main(["qwen2.5-coder-0.5b"]) == 0
     line = capsys.readouterr().out
@@ -125,6 +127,8 @@ def test_the_embedder_probe_prices_the_embed_stage_and_leaves_the_user_cache_alo
     from lclab.planning.plan import planned_embeddings
 
     monkeypatch.setenv("LCLAB_EMBEDDING_CACHE_DIR", str(tmp_path / "user-embeddings"))
+    monkeypatch.setattr(probe, "EMBED_TEXTS", 8)  # plumbing, not a measurement
+    monkeypatch.setattr(probe, "REPEATS", 1)
     result = probe.probe_embedder("local/all-MiniLM-L6-v2")
     assert result["embed_s_per_text"] > 0 and result["load_s"] >= 0
     assert os.environ["LCLAB_EMBEDDING_CACHE_DIR"] == str(tmp_path / "user-embeddings")  # restored
