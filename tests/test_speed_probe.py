@@ -136,3 +136,18 @@ def test_the_embedder_probe_prices_the_embed_stage_and_leaves_the_user_cache_alo
     row = planned_embeddings("nb", "local/all-MiniLM-L6-v2", ["a chunk", "another chunk"])
     # two texts and the store's dimension probe, each at the probed price
     assert row["cached"] == 0 and row["seconds"] == pytest.approx(3 * result["embed_s_per_text"])
+
+
+def test_a_probed_embedder_is_named_in_the_plan_by_its_own_figure(record):
+    from lclab.planning import probe
+    from lclab.planning.speed import speed_factor
+
+    probe._keep("local/all-MiniLM-L6-v2", {"embed_s_per_text": 0.033, "load_s": 13.0})
+    assert speed_factor("local/all-MiniLM-L6-v2") == (1.0, "this machine's speed probe (33 ms a passage)")
+
+
+def test_the_probe_scores_as_many_alternatives_as_the_lab_reads():
+    from lclab.planning.probe import SCORED_ALTERNATIVES
+    from lclab.scoring.logprob import TOP_LOGPROBS
+
+    assert SCORED_ALTERNATIVES == TOP_LOGPROBS

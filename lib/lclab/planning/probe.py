@@ -1,11 +1,13 @@
-"""This machine's speed for an embedded model, measured in a few seconds before its first run.
+"""This machine's speed for each embedded model and the default embedder, measured once in about a minute.
 
 A plan prices local calls at default speeds (lclab.planning.speed.DEFAULT_SPEED) fitted on one 2-core machine.
-Two 2-core machines of one CPU name read the 0.5B's prompts at 85-95 and about 145 tokens/s, so a plan at the
-default speeds can be off by half before anything else in it is wrong. The probe reads one prompt of
-PROMPT_TOKENS tokens with nothing reused, decodes DECODE_TOKENS tokens after it, on the threads a run computes
-with, and keeps its time over what the default speeds predict for that work (the model's factor) in
-throughput.json. Plans scale by it until this machine's own runs have measured the model.
+Two 2-core machines of one CPU name read the 0.5B's prompts at 85-95 and about 150 tokens/s, so a plan at the
+default speeds can be off by half before anything else in it is wrong. The probe measures what the plan's cost
+model prices, on the threads a run computes with: a prompt of PROMPT_TOKENS tokens read with nothing reused and
+DECODE_TOKENS decoded after it (the fastest of REPEATS), the extra a JSON grammar costs per decoded token, the
+extra of reading a reply's logprobs, a call's fixed cost and the model's load; for the embedder, its load and the
+seconds a passage costs the embed stage. Plans price at these speeds (lclab.planning.speed) and, once this
+machine's runs have measured a model since, scale them by the median ratio of those runs.
 
     .venv/bin/python -m lclab.planning.probe MODEL ...    (./run_all.sh runs it after set-up; once per machine)
 """
@@ -26,7 +28,7 @@ from . import speed
 PROMPT_TOKENS = 512  # about a default-profile prompt (300-1,500 tokens); the 1.5B reads it in ~6 s on 2 cores
 DECODE_TOKENS = 16
 WARM_UP_TOKENS = 16  # read first and dropped: the first evaluation pages the weights in and sizes the buffers
-REPEATS = 2  # one 512-token read of the 0.5B measured 122 tokens/s beside other work, 148-158 in five quiet probes
+REPEATS = 2  # one 512-token read of the 0.5B measured 122 tokens/s beside other work, 148-160 in quiet probes
 # Any text does: a prompt's cost is its length, not its words.
 FILLER = ("The probe reads this sentence again and again, so that every run of it costs the same on one machine. ")
 
@@ -53,7 +55,7 @@ def unprobeable(model: str) -> str | None:
 
 
 def probe(model: str) -> dict:
-    """Measure `model` ("local/<name>") now, keep the result in throughput.json, and return it."""
+    """Measure the llama.cpp model `model` ("local/<name>") now, keep the result in throughput.json, return it."""
     from ..models.llama import LocalBackend
     from ..models.specs import parse_spec
 
@@ -103,6 +105,9 @@ def probe(model: str) -> dict:
 # A reply decoded under a JSON response format (judges' verdicts, extracted claims, NLI labels) checks every
 # candidate token against the grammar: on 2 cores that doubled the 0.5B's time per decoded token (27 -> 54 ms).
 GRAMMAR_SCHEMA = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
+# Alternatives read per reply token: what the judges and 05 ask for (lclab.scoring.logprob.TOP_LOGPROBS; planning sits
+# below scoring, so the figure is written here).
+SCORED_ALTERNATIVES = 20
 GRAMMAR_PROMPT = "Write a long note about reading long documents, as JSON with one field, note."
 
 
@@ -125,15 +130,13 @@ def _scoring_extra(backend, llama) -> float:
     """Seconds per reply token that reading its logprobs adds: a reply longer than one token is generated, then
     scored in one batch over its positions, each position's top alternatives read from the vocabulary's logits
     (lclab.models.llama.LocalBackend._score_reply; a judge's verdict, 05's NLI labels)."""
-    from ..scoring.logprob import TOP_LOGPROBS
-
     messages = [{"role": "user", "content": GRAMMAR_PROMPT}]
     prompt = backend._prompt_tokens(llama, messages)
     out = llama.create_chat_completion(messages=messages, max_tokens=DECODE_TOKENS, temperature=0.0)
     text, best, scored = out["choices"][0]["message"]["content"] or "", math.inf, []
     for _ in range(REPEATS):
         t = time.perf_counter()
-        scored = backend._score_reply(llama, prompt, text, TOP_LOGPROBS)
+        scored = backend._score_reply(llama, prompt, text, SCORED_ALTERNATIVES)
         best = min(best, time.perf_counter() - t)
     return best / max(1, len(scored))
 

@@ -133,9 +133,12 @@ def speed_factor(model: str) -> tuple[float, str]:
     if seen and seen.get("runs"):
         factor = statistics.median(seen["runs"])
         return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x {basis})"
-    if seen and seen.get("probe"):
-        return 1.0, (f"this machine's speed probe ({seen['probe']['prompt_tokens_per_s']:.0f} prompt tokens/s, "
-                     f"{seen['probe']['decode_tokens_per_s']:.0f} decoded/s; no run measured since)")
+    probe = (seen or {}).get("probe")
+    if probe and "embed_s_per_text" in probe:
+        return 1.0, f"this machine's speed probe ({1000 * probe['embed_s_per_text']:.0f} ms a passage)"
+    if probe:
+        return 1.0, (f"this machine's speed probe ({probe['prompt_tokens_per_s']:.0f} prompt tokens/s, "
+                     f"{probe['decode_tokens_per_s']:.0f} decoded/s; no run measured since)")
     if seen and seen["calls"]:
         squares = seen.get("prompt_tokens_sq", _equal_lengths(seen["prompt_tokens"], seen["calls"]))
         predicted = _predicted(model, seen["prompt_tokens"], squares, seen["completion_tokens"], seen["calls"])
