@@ -1,9 +1,10 @@
 """This machine's speed for each local model: what a plan prices a call at.
 
 Three sources, the later ones first where they exist: default speeds (DEFAULT_SPEED, fitted on one 2-core
-machine); the speed probe set-up runs once per machine (lclab.planning.probe: prefill, decode and the extra a
-JSON grammar costs per decoded token); and the record of every run's measured model time (throughput.json
-beside the models, updated at the end of every run), whose median ratio to the prediction scales a plan.
+machine); the speed probe ./run_all.sh runs once per machine after set-up (lclab.planning.probe: prefill, decode,
+the extras a JSON grammar and a reply's logprobs cost per token, a call's fixed cost, loads, an embedded text);
+and the record of every run's measured model time (throughput.json beside the models, updated at the end of
+every run), whose median ratio to the prediction scales a plan.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import statistics
 from pathlib import Path
 
 from ..models.local_models import cpu_name, model_dir
-
 
 # Seconds per token on 2 cores (shared/OFFLINE_STACK.md): prefill, decode, per-call overhead, and the
 # prompt length at which attention doubles a prompt token's cost. Reading a prompt of n tokens takes
