@@ -168,7 +168,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]
     table = plan_table(rows)
     with pd.option_context("display.max_rows", 200, "display.width", 160, "display.max_colwidth", 40):
-        print(f"plan of profile {profile!r} (no model was called; seconds: this machine's measured throughput, "
+        print(f"plan of profile {profile!r} (no model was called; seconds: this machine's speeds, named below; "
               "cost: params/prices.yaml)")
         print(shown_plan(table).to_string(index=False))
     for model in sorted({r["model"] for r in rows if str(r["model"]).startswith("local/")}):
