@@ -35,9 +35,7 @@ FILLER = ("The probe reads this sentence again and again, so that every run of i
 
 def probed(model: str) -> dict | None:
     """The probe's record for `model` on this machine, or None."""
-    path = speed._throughput_file()
-    known = json.loads(path.read_text()) if path.exists() else {}
-    return known.get(speed._machine(), {}).get(model, {}).get("probe")
+    return speed._probe(model) or None
 
 
 def unprobeable(model: str) -> str | None:
@@ -152,19 +150,14 @@ def _call_overhead(llama) -> float:
 
 
 def _keep(model: str, result: dict) -> None:
-    path = speed._throughput_file()
-    known = json.loads(path.read_text()) if path.exists() else {}
-    entry = known.setdefault(speed._machine(), {}).setdefault(model, {"prompt_tokens": 0, "completion_tokens": 0,
-                                                                "calls": 0, "seconds": 0.0})
-    entry["probe"] = result
-    # Each run's ratio was taken against the speeds plans used when it ended: from now on those are the probe's,
-    # so ratios against the default speeds no longer scale a plan (kept aside, for the record).
-    if "runs" in entry:
-        entry["runs_before_probe"] = entry.pop("runs")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")  # whole or not at all: a plan may be reading it
-    partial.write_text(json.dumps(known, indent=1))
-    os.replace(partial, path)
+    def keep(entry: dict) -> None:
+        entry["probe"] = result
+        # Each run's ratio was taken against the speeds plans used when it ended: from now on those are the
+        # probe's, so ratios against the default speeds no longer scale a plan (kept aside, for the record).
+        if "runs" in entry:
+            entry["runs_before_probe"] = entry.pop("runs")
+
+    speed.update_record(model, keep)
 
 
 EMBED_TEXTS = 64  # passage-sized texts (~150 words, what 02, 03 and 06 index), embedded from an empty cache

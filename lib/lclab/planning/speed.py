@@ -46,25 +46,34 @@ def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, ca
     `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs)."""
     if not calls or seconds <= 0 or not model.startswith("local/"):
         return
-    path = _throughput_file()
-    known = json.loads(path.read_text()) if path.exists() else {}
-    entry = known.setdefault(_machine(), {}).setdefault(model, {"prompt_tokens": 0, "completion_tokens": 0,
-                                                                "calls": 0, "seconds": 0.0})
-    if "prompt_tokens_sq" not in entry:  # a record from before lengths were kept: as if its calls were equal
-        entry["prompt_tokens_sq"] = _equal_lengths(entry["prompt_tokens"], entry["calls"])
     if prompt_tokens_sq is None:
         prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
-    for k, v in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens), ("calls", calls),
-                 ("seconds", seconds), ("prompt_tokens_sq", prompt_tokens_sq)):
-        entry[k] += v
-    # Each run's measured time over what the default speeds predict for it: plans scale by the median of these,
-    # so a run made while other work shared the cores (a ratio several times the rest) does not slow every
-    # later plan, as it would in the totals above.
-    predicted = _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
-    if predicted > 0:
-        entry["runs"] = [*entry.get("runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
+
+    def add(entry: dict) -> None:
+        if "prompt_tokens_sq" not in entry:  # a record from before lengths were kept: as if its calls were equal
+            entry["prompt_tokens_sq"] = _equal_lengths(entry["prompt_tokens"], entry["calls"])
+        for k, v in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens), ("calls", calls),
+                     ("seconds", seconds), ("prompt_tokens_sq", prompt_tokens_sq)):
+            entry[k] += v
+        # Each run's measured time over what the speeds predict for it: plans scale by the median of these, so a
+        # run made while other work shared the cores (a ratio several times the rest) does not slow every later
+        # plan, as it would in the totals above.
+        predicted = _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
+        if predicted > 0:
+            entry["runs"] = [*entry.get("runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
+
+    update_record(model, add)
+
+
+def update_record(model: str, change) -> None:
+    """Apply `change` to this machine's entry for `model` in throughput.json (read afresh), and write the file
+    whole or not at all: another process (a plan) may be reading it."""
+    path = _throughput_file()
+    known = json.loads(path.read_text()) if path.exists() else {}
+    change(known.setdefault(_machine(), {}).setdefault(model, {"prompt_tokens": 0, "completion_tokens": 0,
+                                                               "calls": 0, "seconds": 0.0}))
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.tmp")  # whole or not at all: another process may be reading it
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
     partial.write_text(json.dumps(known, indent=1))
     os.replace(partial, path)
 
@@ -101,8 +110,13 @@ def extra_seconds(model: str, constrained: bool, scored: bool) -> float:
         + (probe.get("logprobs_s_per_token", 0.0) if scored else 0.0)
 
 
+def _entry(model: str) -> dict:
+    """This machine's record for `model` (read once per change of the file), {} if none."""
+    return _record(_throughput_file()).get(_machine(), {}).get(model) or {}
+
+
 def _probe(model: str) -> dict:
-    return _record(_throughput_file()).get(_machine(), {}).get(model, {}).get("probe") or {}
+    return _entry(model).get("probe") or {}
 
 
 def _predicted(model: str, prompt: float, squares: float, completion: float, n_calls: float,
@@ -128,18 +142,18 @@ def speed_factor(model: str) -> tuple[float, str]:
     """(how much slower than the speeds it was predicted at this machine ran the model, and where that figure
     comes from): the median ratio of this machine's runs since its probe, else 1 on the probed speeds, else the
     pooled ratio of every call measured here to the default speeds."""
-    seen = _record(_throughput_file()).get(_machine(), {}).get(model)
-    basis = "the probed speeds" if seen and seen.get("probe") else "the default speeds"
-    if seen and seen.get("runs"):
+    seen = _entry(model)
+    basis = "the probed speeds" if seen.get("probe") else "the default speeds"
+    if seen.get("runs"):
         factor = statistics.median(seen["runs"])
         return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x {basis})"
-    probe = (seen or {}).get("probe")
+    probe = seen.get("probe")
     if probe and "embed_s_per_text" in probe:
         return 1.0, f"this machine's speed probe ({1000 * probe['embed_s_per_text']:.0f} ms a passage)"
     if probe:
         return 1.0, (f"this machine's speed probe ({probe['prompt_tokens_per_s']:.0f} prompt tokens/s, "
                      f"{probe['decode_tokens_per_s']:.0f} decoded/s; no run measured since)")
-    if seen and seen["calls"]:
+    if seen.get("calls"):
         squares = seen.get("prompt_tokens_sq", _equal_lengths(seen["prompt_tokens"], seen["calls"]))
         predicted = _predicted(model, seen["prompt_tokens"], squares, seen["completion_tokens"], seen["calls"])
         factor = seen["seconds"] / predicted if predicted else 1.0

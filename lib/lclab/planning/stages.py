@@ -168,6 +168,11 @@ def _answer_spread(experiment: str, _stamp: tuple) -> tuple[float, str]:
     return ANSWER_SPREAD, "answer spread declared"
 
 
+def _judged_key(judge: str, template: str, item: Judged) -> tuple:
+    """What tells two judged answers' prompts apart before the answer: the judge, its template, the known fields."""
+    return judge, template, tuple(sorted(item.known.items()))
+
+
 def repeat_share(judge: str, template: str, items: list, spread: float) -> float:
     """The share of `items` (Judged, answers not known yet) expected to repeat an answer already judged for the
     same question (the same judge prompt: a cache hit). The plan being made counts the answers it has priced per
@@ -176,7 +181,7 @@ def repeat_share(judge: str, template: str, items: list, spread: float) -> float
         return 0.0
     new = 0.0
     for item in items:
-        before = answers_judged_before((judge, template, tuple(sorted(item.known.items()))))
+        before = answers_judged_before(_judged_key(judge, template, item))
         new += (before + 1) ** spread - before ** spread
     return 1 - new / len(items)
 
@@ -223,7 +228,7 @@ def planned_judges(notebook: str, experiment: str, stage: str, judge: str, templ
     for item in items:
         if item.filled is not None:
             exact.append(render(template, **item.known, **item.filled))
-            answers_judged_before((judge, template, tuple(sorted(item.known.items()))))  # counted for later ones
+            answers_judged_before(_judged_key(judge, template, item))  # counted for later ones
         else:
             stand_in = {slot: answer_size / len(slots) for slot in slots}
             priced.append(template_prompt_tokens(judge, template, stand_in, **item.known))
