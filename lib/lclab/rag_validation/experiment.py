@@ -10,7 +10,7 @@ from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS
 from ..qa.planned import planned_generation
 from ..runs.declared import declared
-from ..scoring.claims import CHECK_STAGE, claims_budget
+from ..scoring.claims import CHECK_STAGE, CLAIMS_SCHEMA, claims_budget
 from ..scoring.judge_card import planned_card
 from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from .parameters import Parameters
@@ -74,7 +74,7 @@ def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float,
                                                            "claim": claim})
               for t in tokens for premise in (answer, t["answer"], *[chunk] * (2 * k))]
     checks = [checks[i % len(checks)] for i in range(round(len(checks) * per_text))]  # per_text checks a premise
-    return [estimated(notebook, "claims", judge, extraction, *said),
+    return [estimated(notebook, "claims", judge, extraction, *said, request={"response_format": CLAIMS_SCHEMA}),
             named(estimated(notebook, CHECK_STAGE, judge, checks, 1, "one token"),
                   f"{CHECK_STAGE}, {per_text:.1f} {source}")]
 
