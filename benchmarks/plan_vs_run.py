@@ -5,7 +5,8 @@
 Run it after a cold run of the profile (`./run_all.sh --profile default` with an empty model cache). Printed
 per notebook, in seconds:
 
-  fresh      the plan a fresh machine prints before set-up: the default speeds, replies at their declared sizes,
+  fresh      the plan a fresh machine prints before set-up: the reference machine's speeds scaled by this
+             machine's numpy figures (lclab.planning.machine), replies at their declared sizes,
              nothing cached
   probed     the same after set-up's speed probe (lclab.planning.probe): prefill and decode as probed here, no run
              measured yet (what ./run_all.sh prints before its first notebook)
@@ -43,7 +44,7 @@ def plans(profile: str) -> dict[str, dict[str, float]]:
             stages._runs_of = lambda experiment, model: []
             stages.answer_spread = lambda experiment: (ANSWER_SPREAD, "answer spread declared")
             stages._measured.cache_clear()
-        if name == "fresh":  # and, before set-up, the default speeds (no probe)
+        if name == "fresh":  # and, before set-up, the reference's speeds scaled by the numpy figures (no probe)
             speed._probe = lambda model: {}
         plan.new_plan()
         try:

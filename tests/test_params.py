@@ -101,13 +101,14 @@ def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
 
 def test_a_long_prompt_is_planned_dearer_than_short_prompts_of_the_same_total(tmp_path, monkeypatch):
     from lclab.planning.plan import DEFAULT_SPEED, row, seconds_for
+    from lclab.planning.speed import SUSTAINED
 
     monkeypatch.setenv("LCLAB_MODEL_DIR", str(tmp_path))  # no measured record: the default speeds alone
     model = "local/qwen2.5-coder-0.5b"
     prefill, _, overhead, attention = DEFAULT_SPEED["qwen2.5-coder-0.5b"]
     one_long = seconds_for(model, 32_000, 0, 1, 32_000 ** 2)
     many_short = seconds_for(model, 32_000, 0, 32, 32 * 1_000 ** 2)
-    assert one_long == pytest.approx(32_000 * prefill * (1 + 32_000 / attention) + overhead)
+    assert one_long == pytest.approx(SUSTAINED * (32_000 * prefill * (1 + 32_000 / attention) + overhead))
     assert one_long > 3 * many_short
     # A plan row knows the lengths of the calls it has to make; the cached ones cost nothing.
     planned = row("nb", "answer", model, calls=3, cached_calls=1, prompt=33_000, completion=0,
@@ -134,11 +135,12 @@ def test_a_measured_run_rescales_plans_without_distorting_long_against_short(tmp
 
 def test_one_run_slowed_by_other_work_does_not_slow_later_plans(tmp_path, monkeypatch):
     from lclab.planning.plan import record_throughput, seconds_for, speed_factor
+    from lclab.planning.speed import SUSTAINED
 
     monkeypatch.setenv("LCLAB_MODEL_DIR", str(tmp_path))
     model = "local/qwen2.5-coder-0.5b"
     job = (20_000, 400, 20, 20 * 1_000 ** 2)
-    default = seconds_for(model, *job)
+    default = seconds_for(model, *job) / SUSTAINED  # at the reference's speeds (a first plan prices SUSTAINED x)
     for factor in (1.1, 1.2, 1.0, 1.15):  # four runs on a quiet machine, then one sharing the cores (6x slower)
         record_throughput(model, job[0], job[1], job[2], factor * default, job[3])
     record_throughput(model, job[0], 100 * job[1], 50 * job[2], 6.0 * 50 * default, 50 * job[3])

@@ -27,36 +27,38 @@ def _write_probe(path, **probe):
 
 
 def test_a_probed_machine_is_priced_at_its_own_prefill_decode_and_grammar(record):
-    from lclab.planning.speed import DEFAULT_SPEED, seconds_for, speed_factor
+    from lclab.planning.speed import DEFAULT_SPEED, SUSTAINED, seconds_for, speed_factor
 
     default = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2)
     _write_probe(record, prefill_s_per_token=0.001, decode_s_per_token=0.01, grammar_s_per_token=0.02,
                  logprobs_s_per_token=0.005, call_s=0.0)
     *_, attention = DEFAULT_SPEED["qwen2.5-coder-0.5b"]
     probed = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2)
-    assert probed == pytest.approx((1_000 + 2 * 500 ** 2 / attention) * 0.001 + 100 * 0.01)
+    # a first run of a notebook is priced SUSTAINED times the probe's speeds (its reads are the fastest of two)
+    assert probed == pytest.approx(SUSTAINED * ((1_000 + 2 * 500 ** 2 / attention) * 0.001 + 100 * 0.01))
     assert probed != pytest.approx(default)
     # a reply decoded under a JSON grammar pays the probed extra per token, one whose logprobs are read another;
     # a free one neither
-    assert seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, constrained=True) == pytest.approx(probed + 100 * 0.02)
-    assert seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, True, True) == pytest.approx(probed + 100 * 0.025)
+    assert seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, constrained=True) == pytest.approx(probed + SUSTAINED * 100 * 0.02)
+    assert seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, True, True) == pytest.approx(probed + SUSTAINED * 100 * 0.025)
     factor, source = speed_factor(MODEL)
-    assert factor == 1.0 and source.startswith("this machine's speed probe")
+    assert factor == SUSTAINED and source.startswith("this machine's speed probe")
 
 
 def test_runs_after_the_probe_scale_its_speeds_and_older_ratios_are_set_aside(record, monkeypatch):
     from lclab.planning import probe
-    from lclab.planning.speed import record_throughput, seconds_for, speed_factor
+    from lclab.planning.speed import SUSTAINED, record_throughput, seconds_for, speed_factor
 
     job = (20_000, 400, 20, 20 * 1_000 ** 2)
-    record_throughput(MODEL, job[0], job[1], job[2], 3 * seconds_for(MODEL, *job), job[3])  # against the defaults
+    # 3x the reference's speeds (a plan before any run prices SUSTAINED x them)
+    record_throughput(MODEL, job[0], job[1], job[2], 3 * seconds_for(MODEL, *job) / SUSTAINED, job[3])
     assert speed_factor(MODEL)[0] == pytest.approx(3.0)
     probe._keep(MODEL, {"prefill_s_per_token": 0.002, "decode_s_per_token": 0.02, "grammar_s_per_token": 0.0,
                         "call_s": 0.0, "prompt_tokens_per_s": 500.0, "decode_tokens_per_s": 50.0})
     kept = json.loads(record.read_text())[next(iter(json.loads(record.read_text())))][MODEL]
     assert "runs" not in kept and kept["runs_before_probe"] == [3.0]  # a ratio to another basis no longer scales
-    assert speed_factor(MODEL)[0] == 1.0
-    probed = seconds_for(MODEL, *job)
+    assert speed_factor(MODEL)[0] == SUSTAINED
+    probed = seconds_for(MODEL, *job) / SUSTAINED
     record_throughput(MODEL, job[0], job[1], job[2], 1.5 * probed, job[3])  # a run 1.5x the probed prediction
     assert seconds_for(MODEL, *job) == pytest.approx(1.5 * probed)
 

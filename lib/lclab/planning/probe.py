@@ -1,8 +1,8 @@
 """This machine's speed for each embedded model and the default embedder, measured once in about a minute.
 
-A plan prices local calls at default speeds (lclab.planning.speed.DEFAULT_SPEED) fitted on one 2-core machine.
-Two 2-core machines of one CPU name read the 0.5B's prompts at 85-95 and about 150 tokens/s, so a plan at the
-default speeds can be off by half before anything else in it is wrong. The probe measures what the plan's cost
+Before it, a plan prices local calls at a reference machine's probed speeds scaled by this machine's numpy figures
+(lclab.planning.machine), a proxy: two 2-core machines of one CPU name read the 0.5B's prompts at 85-95 and about
+150 tokens/s, so a plan at any fixed speeds can be off by half before anything else in it is wrong. The probe measures what the plan's cost
 model prices, on the threads a run computes with: a prompt of PROMPT_TOKENS tokens read with nothing reused and
 DECODE_TOKENS decoded after it (the fastest of REPEATS), the extra a JSON grammar costs per decoded token, the
 extra of reading a reply's logprobs, a call's fixed cost and the model's load; for the embedder, its load and the
@@ -23,7 +23,7 @@ import time
 from ..models.llama import _llama_cpp_installed
 from ..models.llama_engine import threads_limited
 from ..models.local_models import EMBEDDED_MODELS, assembled
-from . import speed
+from . import machine, speed
 
 PROMPT_TOKENS = 512  # about a default-profile prompt (300-1,500 tokens); the 1.5B reads it in ~6 s on 2 cores
 DECODE_TOKENS = 16
@@ -94,7 +94,9 @@ def probe(model: str) -> dict:
               "load_s": round(load, 2),
               "prompt_tokens_per_s": round(PROMPT_TOKENS / prefill, 1),
               "decode_tokens_per_s": round(DECODE_TOKENS / decode, 1),
-              "factor": round((prefill + decode) / default, 4),  # against the default speeds, for the record
+              # against the speeds the plan had before (the reference's, scaled by the numpy figures): how far off
+              # the proxy was on this machine, for the record
+              "factor": round((prefill + decode) / default, 4),
               "seconds": round(time.perf_counter() - started, 1)}
     _keep(model, result)
     return result
@@ -153,7 +155,7 @@ def _keep(model: str, result: dict) -> None:
     def keep(entry: dict) -> None:
         entry["probe"] = result
         # Each run's ratio was taken against the speeds plans used when it ended: from now on those are the
-        # probe's, so ratios against the default speeds no longer scale a plan (kept aside, for the record).
+        # probe's, so ratios against the reference's speeds no longer scale a plan (kept aside, for the record).
         if "runs" in entry:
             entry["runs_before_probe"] = entry.pop("runs")
 
@@ -204,14 +206,15 @@ def _is_embedder(spec: str) -> bool:
 
 def main(models: list[str]) -> int:
     """Probe each model not probed on this machine yet (llama.cpp models, and the default embedder); one line each.
-    A probe that fails says so and leaves that model at the default speeds."""
+    A probe that fails says so and leaves that model at the reference's speeds."""
+    machine.ensure()  # the numpy figures too, so that each probe's factor says how far off they priced it
     for model in (m if m.startswith("local/") or m.endswith(".gguf") else f"local/{m}" for m in models):
         if probed(model) or (not _is_embedder(model) and unprobeable(model)):
             continue
         try:
             result = probe_embedder(model) if _is_embedder(model) else probe(model)
-        except Exception as err:  # noqa: BLE001  (a plan without the probe still works: default speeds)
-            print(f"speed probe: {model} not measured ({type(err).__name__}: {err}); plans keep the default speeds",
+        except Exception as err:  # noqa: BLE001  (a plan without the probe still works: the reference's speeds)
+            print(f"speed probe: {model} not measured ({type(err).__name__}: {err}); plans keep the reference's speeds",
                   file=sys.stderr)
             continue
         if _is_embedder(model):
@@ -221,7 +224,7 @@ def main(models: list[str]) -> int:
         print(f"speed probe: {model} reads {result['prompt_tokens_per_s']:.0f} prompt tokens/s and decodes "
               f"{result['decode_tokens_per_s']:.0f}/s here, +{1000 * result['grammar_s_per_token']:.0f} ms a token "
               f"under a JSON grammar, +{1000 * result['logprobs_s_per_token']:.0f} ms with logprobs "
-              f"({result['factor']:.2f} x the default speeds' time; {result['seconds']:.0f} s, once per machine)",
+              f"({result['factor']:.2f} x the time the numpy figures predicted; {result['seconds']:.0f} s, once per machine)",
               flush=True)
     return 0
 

@@ -1,10 +1,11 @@
 """This machine's speed for each local model: what a plan prices a call at.
 
-Three sources, the later ones first where they exist: default speeds (DEFAULT_SPEED, fitted on one 2-core
-machine); the speed probe ./run_all.sh runs once per machine after set-up (lclab.planning.probe: prefill, decode,
-the extras a JSON grammar and a reply's logprobs cost per token, a call's fixed cost, loads, an embedded text);
-and the record of every run's measured model time (throughput.json beside the models, updated at the end of
-every run), whose median ratio to the prediction scales a plan.
+Three sources, the later ones first where they exist: the reference machine's speeds (reference_speeds.json: its
+speed probe, and its numpy figures), scaled by this machine's numpy figures (lclab.planning.machine: measured in a
+second, before set-up has built anything to probe); the speed probe ./run_all.sh runs once per machine after
+set-up (lclab.planning.probe: prefill, decode, the extras a JSON grammar and a reply's logprobs cost per token, a
+call's fixed cost, loads, an embedded text); and the record of every run's measured model time (throughput.json
+beside the models, updated at the end of every run), whose median ratio to the prediction scales a plan.
 """
 
 from __future__ import annotations
@@ -18,17 +19,39 @@ from pathlib import Path
 
 from ..models.local_models import cpu_name, model_dir
 
-# Seconds per token on 2 cores (shared/OFFLINE_STACK.md): prefill, decode, per-call overhead, and the
-# prompt length at which attention doubles a prompt token's cost. Reading a prompt of n tokens takes
-# prefill * n * (1 + n / attention): attention grows with every token already read, so one 32k prompt
-# costs far more than thirty-two 1k prompts. The 0.5B's prefill and attention length are fitted on this
-# machine's prompt-eval times at 4k, 8k, 16k and 32k tokens with flash attention, the setting long windows
-# use (benchmarks/kv_cache_settings.py; OLS, R^2 0.9999: 158 tokens/s, 7,886 tokens; without flash attention
-# 167 tokens/s, 6,948); the 1.5B's attention length is scaled from it by parameters per layer over width
-# (its measured calls stop at 2k tokens, too short to fit).
-DEFAULT_SPEED = {"qwen2.5-coder-0.5b": (1 / 160, 1 / 20, 0.3, 7_900),
-                 "qwen2.5-coder-1.5b": (1 / 85, 1 / 8, 0.5, 14_400)}
+# The reference machine's probe of each model and its numpy figures (benchmarks/reference_speeds.py writes it).
+REFERENCE = json.loads(Path(__file__).with_name("reference_speeds.json").read_text())
+# The prompt length at which attention doubles a prompt token's cost: reading a prompt of n tokens takes
+# prefill * n * (1 + n / attention), so one 32k prompt costs far more than thirty-two 1k prompts. The 0.5B's is
+# fitted on prompt-eval times at 4k, 8k, 16k and 32k tokens with flash attention, the setting long windows use
+# (benchmarks/kv_cache_settings.py; OLS, R^2 0.9999: 7,886 tokens; without flash attention 6,948); the 1.5B's is
+# scaled from it by parameters per layer over width (its measured calls stop at 2k tokens, too short to fit).
+ATTENTION_TOKENS = {"qwen2.5-coder-0.5b": 7_900, "qwen2.5-coder-1.5b": 14_400}
+# (prefill, decode, per-call overhead, attention length) for a model the reference did not probe (a .gguf path).
 UNKNOWN_LOCAL = (1 / 80, 1 / 8, 0.5, 12_000)
+# (prefill, decode, per-call overhead, attention length) of the reference machine, per embedded model.
+DEFAULT_SPEED = {m.removeprefix("local/"): (p["prefill_s_per_token"], p["decode_s_per_token"], p["call_s"],
+                                            ATTENTION_TOKENS[m.removeprefix("local/")])
+                 for m, p in REFERENCE["models"].items() if m.removeprefix("local/") in ATTENTION_TOKENS}
+# How each probed speed scales with this machine's numpy figures (lclab.planning.machine): {figure: share of the
+# time}. Loads, mostly reading files, are not scaled. The reference machine's first core alone, one thread, is a
+# second machine to fit and check this on (benchmarks/reference_speeds.py --one-core): there the matrix products
+# on every core ran 2.0x slower and the memory copy no slower. Prompt reading went 1.90x (0.5B) and 2.05x (1.5B)
+# slower: compute. Decoding went 1.57x and 1.44x slower (1.69x and 1.63x in an earlier try): two thirds compute,
+# one third memory, fitted on the 0.5B's first try. Reading a reply's logprobs, a batched evaluation and then a
+# search of the vocabulary on one thread, 1.70x and 1.90x (1.55x, 1.84x): two thirds and one third. A grammar's
+# check of each token runs on one thread (0.98x, 0.92x).
+SCALED_BY = {"prefill_s_per_token": {"gflops": 1.0}, "embed_s_per_text": {"gflops": 1.0},
+             "decode_s_per_token": {"gflops": 2 / 3, "gbps": 1 / 3},
+             "logprobs_s_per_token": {"gflops": 2 / 3, "gflops_1": 1 / 3},
+             "grammar_s_per_token": {"gflops_1": 1.0}, "call_s": {"gflops_1": 1.0}}
+# A run's model time over its plan at probed speeds, before this machine has measured a run of its own: the probe's
+# fastest-of-two short reads are faster than a notebook's long stream of calls, and a notebook spends time outside
+# its model calls that the plan does not itemize. On the reference machine a cold default run's notebooks took
+# 1.02-1.23x their plan at the probe's speeds, 1.11x in total and in the median (benchmarks/plan_vs_run.py, one run
+# of 2026-11-27); a later cold run checks the figure (docs/benchmarks.md).
+SUSTAINED = 1.11
+PROXY_KEY = "machine proxy"  # this machine's numpy figures in throughput.json, beside its models' records
 
 
 def _machine() -> str:
@@ -82,32 +105,60 @@ MAX_RUNS = 50  # per-run ratios kept per model and machine
 
 
 def speeds(model: str, probed: bool = True) -> tuple[float, float, float, float]:
-    """(prefill, decode, overhead, attention) of `model`: the default speeds, with prefill, decode and the
-    per-call overhead as this machine's speed probe measured them where it has (lclab.planning.probe)."""
-    prefill, decode, overhead, attention = DEFAULT_SPEED.get(model.removeprefix("local/"), UNKNOWN_LOCAL)
-    probe = _probe(model) if probed else {}
-    if probe:
-        prefill, decode = probe["prefill_s_per_token"], probe["decode_s_per_token"]
-        overhead = probe.get("call_s", overhead)
-    return prefill, decode, overhead, attention
+    """(prefill, decode, overhead, attention) of `model`: as this machine's speed probe measured them
+    (lclab.planning.probe), else (or with `probed` False) the reference machine's scaled by this machine's numpy
+    figures."""
+    name = model.removeprefix("local/")
+    prefill, decode, overhead, attention = DEFAULT_SPEED.get(name, UNKNOWN_LOCAL)
+    priced = _priced(model, probed)
+    return (priced.get("prefill_s_per_token", prefill), priced.get("decode_s_per_token", decode),
+            priced.get("call_s", overhead), attention)
 
 
 def embed_seconds(embedder: str, declared: float) -> float:
-    """Seconds a text costs a run's embed stage: as probed here (the cache's writes included), else `declared`."""
-    return _probe(embedder).get("embed_s_per_text", declared)
+    """Seconds a text costs a run's embed stage: as probed (the cache's writes included), else `declared`."""
+    return _priced(embedder).get("embed_s_per_text", declared)
 
 
 def load_seconds(model: str, declared: float) -> float:
-    """Seconds a run's first call to `model` spends loading it: as probed here, else `declared`."""
-    return _probe(model).get("load_s", declared)
+    """Seconds a run's first call to `model` spends loading it: as probed, else `declared`."""
+    return _priced(model).get("load_s", declared)
 
 
 def extra_seconds(model: str, constrained: bool, scored: bool) -> float:
     """Seconds a reply token costs besides decoding: under a JSON grammar (`constrained`), and with its logprobs
-    read after it (`scored`); as probed here, else none (the default speeds hold them)."""
-    probe = _probe(model)
-    return (probe.get("grammar_s_per_token", 0.0) if constrained else 0.0) \
-        + (probe.get("logprobs_s_per_token", 0.0) if scored else 0.0)
+    read after it (`scored`); as probed, else none."""
+    priced = _priced(model)
+    return (priced.get("grammar_s_per_token", 0.0) if constrained else 0.0) \
+        + (priced.get("logprobs_s_per_token", 0.0) if scored else 0.0)
+
+
+def _priced(model: str, probed: bool = True) -> dict:
+    """The probe record a plan prices `model` at: this machine's (with `probed`), else the reference machine's
+    with each speed scaled by this machine's numpy figure over the reference's ({} for a model it did not probe,
+    whose defaults are then scaled in the same way)."""
+    if probed and (probe := _probe(model)):
+        return probe
+    ratios = proxy_ratios()
+    reference = REFERENCE["models"].get(model)
+    if reference is None:
+        prefill, decode, overhead, _ = UNKNOWN_LOCAL
+        reference = {"prefill_s_per_token": prefill, "decode_s_per_token": decode, "call_s": overhead}
+    return {k: v * _scale(k, ratios) if isinstance(v, float) else v for k, v in reference.items()}
+
+
+def _scale(speed: str, ratios: dict) -> float:
+    """How many times the reference's time `speed` takes here: its shares, each scaled by its figure's ratio."""
+    shares = SCALED_BY.get(speed)
+    if not shares or not ratios:
+        return 1.0
+    return sum(share * ratios.get(figure, 1.0) for figure, share in shares.items())
+
+
+def proxy_ratios() -> dict:
+    """{figure: how many times slower than the reference this machine is by it}, {} if it has none measured."""
+    here, there = _entry(PROXY_KEY), REFERENCE["proxy"]
+    return {k: there[k] / here[k] for k in there if here.get(k)}
 
 
 def _entry(model: str) -> dict:
@@ -140,10 +191,10 @@ def _parsed(path: str, mtime_ns: int) -> dict:
 
 def speed_factor(model: str) -> tuple[float, str]:
     """(how much slower than the speeds it was predicted at this machine ran the model, and where that figure
-    comes from): the median ratio of this machine's runs since its probe, else 1 on the probed speeds, else the
-    pooled ratio of every call measured here to the default speeds."""
+    comes from): the median ratio of this machine's runs (since its probe, if it has one), else SUSTAINED on the
+    probed speeds or on the reference machine's speeds scaled by this machine's numpy figures."""
     seen = _entry(model)
-    basis = "the probed speeds" if seen.get("probe") else "the default speeds"
+    basis = "the probed speeds" if seen.get("probe") else "the reference's speeds"
     if seen.get("runs"):
         factor = statistics.median(seen["runs"])
         return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x {basis})"
@@ -151,14 +202,20 @@ def speed_factor(model: str) -> tuple[float, str]:
     if probe and "embed_s_per_text" in probe:
         return 1.0, f"this machine's speed probe ({1000 * probe['embed_s_per_text']:.0f} ms a passage)"
     if probe:
-        return 1.0, (f"this machine's speed probe ({probe['prompt_tokens_per_s']:.0f} prompt tokens/s, "
-                     f"{probe['decode_tokens_per_s']:.0f} decoded/s; no run measured since)")
-    if seen.get("calls"):
-        squares = seen.get("prompt_tokens_sq", _equal_lengths(seen["prompt_tokens"], seen["calls"]))
-        predicted = _predicted(model, seen["prompt_tokens"], squares, seen["completion_tokens"], seen["calls"])
-        factor = seen["seconds"] / predicted if predicted else 1.0
-        return factor, f"all {seen['calls']} calls measured here, pooled ({factor:.2f} x the default speeds)"
-    return 1.0, "the default speeds of a reference machine (nothing measured here yet: set-up probes this one)"
+        return SUSTAINED, (f"this machine's speed probe ({probe['prompt_tokens_per_s']:.0f} prompt tokens/s, "
+                           f"{probe['decode_tokens_per_s']:.0f} decoded/s) x{SUSTAINED} for a long run; no run "
+                           "measured since")
+    return SUSTAINED, reference_basis()
+
+
+def reference_basis() -> str:
+    """Where a plan's speeds come from before this machine's probe: the reference machine's, scaled or not."""
+    there = f"the speeds of a reference machine ({REFERENCE['machine']}) x{SUSTAINED} for a long run"
+    ratios = proxy_ratios()
+    if not ratios:
+        return f"{there}, unscaled: this machine's numpy figures are not measured (set-up probes its models)"
+    return (f"{there} x this machine's numpy figures (prefill x{_scale('prefill_s_per_token', ratios):.2f}, "
+            f"decode x{_scale('decode_s_per_token', ratios):.2f}); set-up probes the models themselves")
 
 
 def _equal_lengths(prompt_tokens: float, calls: float) -> float:
@@ -168,12 +225,13 @@ def _equal_lengths(prompt_tokens: float, calls: float) -> float:
 
 def seconds_for(model: str, prompt_tokens: float, completion_tokens: float, calls: float,
                 prompt_tokens_sq: float | None = None, constrained: bool = False, scored: bool = False) -> float:
-    """Estimated model seconds on this machine: the default speeds, scaled by what was measured here.
+    """Estimated model seconds on this machine: its probed speeds (else the reference's, scaled), scaled by what
+    its runs measured.
 
     `prompt_tokens_sq` is the sum over calls of each prompt's length squared; without it the calls are
     taken to be of equal length. `constrained`: the replies are decoded under a JSON grammar (a response
     format), `scored`: their logprobs are read after them (longer than one token); each costs a probed machine
-    its measured extra per reply token (the default speeds include none)."""
+    its measured extra per reply token."""
     if not model.startswith("local/"):
         return math.nan
     if prompt_tokens_sq is None:

@@ -160,9 +160,11 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     """The plan of every notebook (lclab.planning.plan), as a table and a line of totals."""
     import pandas as pd
 
+    from ..planning import machine
     from ..planning.plan import new_plan, plan_notebook, plan_scope, plan_table, shown_plan
     from ..planning.speed import speed_factor
 
+    machine.ensure()  # this machine's numpy figures (once, ~1 s): what scales the reference's speeds before set-up
     new_plan()
     with plan_scope():  # one profile: a call one notebook prices is a cache hit for the next
         rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]

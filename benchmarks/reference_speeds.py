@@ -1,0 +1,82 @@
+"""Write lib/lclab/planning/reference_speeds.json from this machine: what every plan prices at before a machine has
+probed its own models (lclab.planning.speed), scaled by that machine's numpy figures (lclab.planning.machine).
+
+It measures this machine's numpy figures and probes each embedded model and the default embedder afresh
+(lclab.planning.probe), so run it with nothing else on the cores, after set-up has fetched both models.
+
+--one-core checks the scaling rule (lclab.planning.speed.SCALED_BY) on a second machine this one can be: its first
+core alone, one thread. It probes the models and measures the figures there (nothing is kept), and prints how much
+slower each speed was than on every core, and how much slower the rule predicts from the figures.
+
+    .venv/bin/python benchmarks/reference_speeds.py [--write]     (without --write: measure and print only)
+    .venv/bin/python benchmarks/reference_speeds.py --one-core
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lclab.models.embeddings import DEFAULT_EMBEDDER
+from lclab.models.local_models import cpu_name
+from lclab.planning import machine, probe, speed
+
+MODELS = ["local/qwen2.5-coder-0.5b", "local/qwen2.5-coder-1.5b"]
+OUT = Path(__file__).resolve().parents[1] / "lib" / "lclab" / "planning" / "reference_speeds.json"
+SPEEDS = ("prefill_s_per_token", "decode_s_per_token", "grammar_s_per_token", "logprobs_s_per_token")
+
+
+def reference(write: bool) -> int:
+    figures = machine.measure()
+    print(f"numpy figures: {figures}")
+    models = {}
+    for model in MODELS:
+        record = probe.probe(model)
+        models[model] = {k: v for k, v in record.items() if k not in ("factor", "seconds")}
+        print(f"{model}: {record['prompt_tokens_per_s']:.0f} prompt tokens/s, {record['decode_tokens_per_s']:.1f} "
+              f"decoded/s")
+    embedder = probe.probe_embedder(DEFAULT_EMBEDDER)
+    models[DEFAULT_EMBEDDER] = {k: v for k, v in embedder.items() if k != "seconds"}
+    print(f"{DEFAULT_EMBEDDER}: {1000 * embedder['embed_s_per_text']:.0f} ms a passage")
+    if write:
+        OUT.write_text(json.dumps({"machine": f"{cpu_name()} x{os.cpu_count()}", "proxy": figures,
+                                   "models": models}, indent=1) + "\n")
+        print(f"wrote {OUT}")
+    return 0
+
+
+def measured_here() -> dict:
+    """The figures and the models' probes in this process, nothing kept (the child of --one-core)."""
+    speed.update_record = lambda model, change: None
+    probe.threads_limited = lambda: False  # the share is the point here
+    out = {"figures": machine.measure()}
+    for model in MODELS:
+        out[model] = probe.probe(model)
+    return out
+
+
+def one_core() -> int:
+    env = {**os.environ, "LCLAB_THREADS": "1"}
+    child = subprocess.run(["taskset", "-c", "0", sys.executable, __file__, "--child"], env=env, check=True,
+                           capture_output=True, text=True)
+    here = json.loads(child.stdout.strip().splitlines()[-1])
+    ratios = {k: speed.REFERENCE["proxy"][k] / v for k, v in here["figures"].items()}
+    print(f"one core: numpy figures {here['figures']} (the reference's / these: "
+          + ", ".join(f"{k} {v:.2f}" for k, v in ratios.items()) + ")")
+    print(f"{'model':28} {'speed':22} {'slower, measured':>17} {'predicted':>10} {'error':>7}")
+    for model in MODELS:
+        for name in SPEEDS:
+            slower = here[model][name] / speed.REFERENCE["models"][model][name]
+            predicted = speed._scale(name, ratios)
+            print(f"{model:28} {name:22} {slower:17.2f} {predicted:10.2f} {predicted / slower - 1:+7.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    if "--child" in sys.argv[1:]:
+        print(json.dumps(measured_here()))
+        sys.exit(0)
+    sys.exit(one_core() if "--one-core" in sys.argv[1:] else reference("--write" in sys.argv[1:]))
