@@ -59,7 +59,10 @@ def test_a_slower_machine_scales_each_reference_speed_by_its_own_figure(record):
     scaled = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, constrained=True)
     assert 2 * unscaled < scaled < 4 * unscaled
     assert speed_factor(MODEL) == (SUSTAINED, reference_basis())
-    assert "prefill x2.00, decode x2.33" in reference_basis()
+    assert "(prefill x2.00, decode x2.33), x1.06 for a long run" in reference_basis()
+    # an embedder's texts are priced by the figures alone (a plan's embed rows are not a stream of model calls)
+    factor, source = speed_factor("local/all-MiniLM-L6-v2")
+    assert factor == 1.0 and "x2.00 by this machine's numpy figures; set-up probes" in source
 
 
 def test_a_probed_model_is_priced_at_its_probe_whatever_the_figures_say(record):

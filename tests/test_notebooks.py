@@ -237,7 +237,7 @@ def test_pg_continuous_smoke_run_scores_facts_against_contexts_and_combines_them
     out = outputs / "results" / "pg_continuous" / "smoke"
     scores = pd.read_csv(out / "fact_scores.csv")
     n_facts = scores["fact_id"].nunique()
-    assert 2 <= n_facts <= 4 and len(scores) == n_facts * 5  # max_facts 2 per style, 4 golden + 1 noisy contexts
+    assert 1 <= n_facts <= 2 and len(scores) == n_facts * 5  # max_facts 1 per style, 4 golden + 1 noisy contexts
     assert scores["p"].between(0, 1).all()
     combos = pd.read_csv(out / "combinations.csv")
     assert len(combos) == 26  # combinations of 2..5 of 5 contexts

@@ -38,7 +38,8 @@ def test_a_plan_before_any_model_is_fetched_counts_approximately_and_says_what_s
     assert "07_rag_ifeval" in result.stdout and "total" in result.stdout
     assert "set-up still has to fetch and assemble qwen2.5-coder-0.5b" in result.stdout
     assert "counted approximately (tiktoken cl100k_base)" in result.stdout
-    assert list(models.iterdir()) == []  # nothing assembled
+    # nothing assembled (a plan in a process of all the cores keeps this machine's numpy figures there)
+    assert [p.name for p in models.iterdir() if p.name != "throughput.json"] == []
 
 
 @pytest.mark.model
@@ -49,7 +50,7 @@ def test_a_plan_with_only_the_small_model_counts_the_other_with_its_tokenizer_an
     assert "fetch and assemble qwen2.5-coder-1.5b" in result.stdout
     assert "qwen2.5-coder-1.5b: counted with qwen2.5-coder-0.5b-instruct.gguf's tokenizer" in result.stdout
     assert "n_ctx_train" not in result.stdout + result.stderr
-    assert sorted(p.name for p in models.iterdir()) == [small.name]
+    assert sorted(p.name for p in models.iterdir() if p.name != "throughput.json") == [small.name]
 
 
 HIDE_LLAMA_CPP = """

@@ -2,12 +2,13 @@
 
 Before it, a plan prices local calls at a reference machine's probed speeds scaled by this machine's numpy figures
 (lclab.planning.machine), a proxy: two 2-core machines of one CPU name read the 0.5B's prompts at 85-95 and about
-150 tokens/s, so a plan at any fixed speeds can be off by half before anything else in it is wrong. The probe measures what the plan's cost
-model prices, on the threads a run computes with: a prompt of PROMPT_TOKENS tokens read with nothing reused and
-DECODE_TOKENS decoded after it (the fastest of REPEATS), the extra a JSON grammar costs per decoded token, the
-extra of reading a reply's logprobs, a call's fixed cost and the model's load; for the embedder, its load and the
-seconds a passage costs the embed stage. Plans price at these speeds (lclab.planning.speed) and, once this
-machine's runs have measured a model since, scale them by the median ratio of those runs.
+150 tokens/s, so a plan at any fixed speeds can be off by half before anything else in it is wrong. The probe
+measures what the plan's cost model prices, on the threads a run computes with: a prompt of PROMPT_TOKENS tokens
+read with nothing reused and DECODE_TOKENS decoded after it (the fastest of REPEATS), the extra a JSON grammar costs
+per decoded token, the extra of reading a reply's logprobs, a call's fixed cost and the model's load; for the
+embedder, its load and the seconds a passage costs the embed stage. Plans price at these speeds
+(lclab.planning.speed) and, once this machine's runs have measured a model since, scale them by the median ratio of
+those runs.
 
     .venv/bin/python -m lclab.planning.probe MODEL ...    (./run_all.sh runs it after set-up; once per machine)
 """
@@ -21,7 +22,7 @@ import sys
 import time
 
 from ..models.llama import _llama_cpp_installed
-from ..models.llama_engine import threads_limited
+from ..models.llama_engine import quiet_stderr, threads_limited
 from ..models.local_models import EMBEDDED_MODELS, assembled
 from . import machine, speed
 
@@ -176,7 +177,8 @@ def probe_embedder(spec: str) -> dict:
 
     started = time.perf_counter()
     embedder = embeddings.get_embedder(spec)
-    embedder.model  # noqa: B018  (its load: torch and sentence-transformers imported, the weights read)
+    with quiet_stderr():  # transformers draws a progress bar of the weights it loads; an exception still says why
+        embedder.model  # noqa: B018  (its load: torch and sentence-transformers imported, the weights read)
     load = time.perf_counter() - started
     best = math.inf
     saved = os.environ.get("LCLAB_EMBEDDING_CACHE_DIR")
@@ -224,7 +226,8 @@ def main(models: list[str]) -> int:
         print(f"speed probe: {model} reads {result['prompt_tokens_per_s']:.0f} prompt tokens/s and decodes "
               f"{result['decode_tokens_per_s']:.0f}/s here, +{1000 * result['grammar_s_per_token']:.0f} ms a token "
               f"under a JSON grammar, +{1000 * result['logprobs_s_per_token']:.0f} ms with logprobs "
-              f"({result['factor']:.2f} x the time the numpy figures predicted; {result['seconds']:.0f} s, once per machine)",
+              f"({result['factor']:.2f} x the time the numpy figures predicted; {result['seconds']:.0f} s, once per "
+              "machine)",
               flush=True)
     return 0
 

@@ -47,10 +47,10 @@ SCALED_BY = {"prefill_s_per_token": {"gflops": 1.0}, "embed_s_per_text": {"gflop
              "grammar_s_per_token": {"gflops_1": 1.0}, "call_s": {"gflops_1": 1.0}}
 # A run's model time over its plan at probed speeds, before this machine has measured a run of its own: the probe's
 # fastest-of-two short reads are faster than a notebook's long stream of calls, and a notebook spends time outside
-# its model calls that the plan does not itemize. On the reference machine a cold default run's notebooks took
-# 1.02-1.23x their plan at the probe's speeds, 1.11x in total and in the median (benchmarks/plan_vs_run.py, one run
-# of 2026-11-27); a later cold run checks the figure (docs/benchmarks.md).
-SUSTAINED = 1.11
+# its model calls that the plan does not itemize. Two cold default runs on the reference machine took 1.11x and
+# 1.01x their plans in total (at the probe's speeds, and at them scaled by the numpy figures measured before
+# set-up; benchmarks/plan_vs_run.py, 2026-11-27): their mean, fitted on both (docs/benchmarks.md).
+SUSTAINED = 1.06
 PROXY_KEY = "machine proxy"  # this machine's numpy figures in throughput.json, beside its models' records
 
 
@@ -205,17 +205,23 @@ def speed_factor(model: str) -> tuple[float, str]:
         return SUSTAINED, (f"this machine's speed probe ({probe['prompt_tokens_per_s']:.0f} prompt tokens/s, "
                            f"{probe['decode_tokens_per_s']:.0f} decoded/s) x{SUSTAINED} for a long run; no run "
                            "measured since")
+    if "embed_s_per_text" in REFERENCE["models"].get(model, {}):
+        return 1.0, reference_basis(embedder=True)
     return SUSTAINED, reference_basis()
 
 
-def reference_basis() -> str:
+def reference_basis(embedder: bool = False) -> str:
     """Where a plan's speeds come from before this machine's probe: the reference machine's, scaled or not."""
-    there = f"the speeds of a reference machine ({REFERENCE['machine']}) x{SUSTAINED} for a long run"
+    there = f"a reference machine's probed speeds ({REFERENCE['machine']})"
     ratios = proxy_ratios()
     if not ratios:
-        return f"{there}, unscaled: this machine's numpy figures are not measured (set-up probes its models)"
-    return (f"{there} x this machine's numpy figures (prefill x{_scale('prefill_s_per_token', ratios):.2f}, "
-            f"decode x{_scale('decode_s_per_token', ratios):.2f}); set-up probes the models themselves")
+        scaled = f"{there}, unscaled (this machine's numpy figures are not measured)"
+    elif embedder:
+        scaled = f"{there} x{_scale('embed_s_per_text', ratios):.2f} by this machine's numpy figures"
+    else:
+        scaled = (f"{there} scaled by this machine's numpy figures (prefill "
+                  f"x{_scale('prefill_s_per_token', ratios):.2f}, decode x{_scale('decode_s_per_token', ratios):.2f})")
+    return f"{scaled}{'' if embedder else f', x{SUSTAINED} for a long run'}; set-up probes the models themselves"
 
 
 def _equal_lengths(prompt_tokens: float, calls: float) -> float:
