@@ -40,7 +40,7 @@ def plans(profile: str) -> dict[str, dict[str, float]]:
     for name in ("fresh", "probed", "measured"):
         saved = speed.speed_factor, stages._runs_of, stages.answer_spread
         if name != "measured":  # what a machine that has run nothing plans: replies at their declared sizes
-            speed.speed_factor = lambda model: (1.0, "no run measured")
+            speed.speed_factor = lambda model: (speed.SUSTAINED, "no run measured")
             stages._runs_of = lambda experiment, model: []
             stages.answer_spread = lambda experiment: (ANSWER_SPREAD, "answer spread declared")
             stages._measured.cache_clear()

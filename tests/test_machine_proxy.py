@@ -26,13 +26,19 @@ def _keep_figures(record, **figures):
     record.write_text(json.dumps(known))
 
 
-def test_the_figures_are_measured_in_a_child_process_and_kept(record):
+def test_the_figures_are_measured_in_a_child_process_and_kept_at_their_fastest(record, monkeypatch):
     from lclab.planning import machine, speed
 
     figures = machine.measure()
     assert set(figures) == {"gflops", "gflops_1", "gbps"} and all(v > 0 for v in figures.values())
     assert machine.measured() == figures and speed.proxy_ratios().keys() == figures.keys()
     assert machine.ensure() == figures  # kept: not measured again
+    # A plan before set-up measures again and keeps each figure at the fastest seen here: a first measurement
+    # slowed by other work is not kept for good (this test worker's share of the cores stands for the machine).
+    monkeypatch.setattr(machine, "threads_limited", lambda: False)
+    _keep_figures(record, **(figures | {"gflops": 1e6}))
+    again = machine.ensure(again=True)
+    assert again["gflops"] == 1e6 and again["gbps"] >= figures["gbps"] and machine.measured() == again
 
 
 def test_a_test_workers_share_of_the_cores_is_not_measured_as_the_machine(record, monkeypatch):
@@ -59,7 +65,7 @@ def test_a_slower_machine_scales_each_reference_speed_by_its_own_figure(record):
     scaled = seconds_for(MODEL, 1_000, 100, 2, 2 * 500 ** 2, constrained=True)
     assert 2 * unscaled < scaled < 4 * unscaled
     assert speed_factor(MODEL) == (SUSTAINED, reference_basis())
-    assert "(prefill x2.00, decode x2.33), x1.06 for a long run" in reference_basis()
+    assert "(prefill x2.00, decode x2.33), x1.04 for a long run" in reference_basis()
     # an embedder's texts are priced by the figures alone (a plan's embed rows are not a stream of model calls)
     factor, source = speed_factor("local/all-MiniLM-L6-v2")
     assert factor == 1.0 and "x2.00 by this machine's numpy figures; set-up probes" in source

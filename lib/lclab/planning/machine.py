@@ -1,12 +1,14 @@
-"""How fast this machine computes, measured in about a second with numpy alone: what a plan scales the reference
+"""How fast this machine computes, measured in a few seconds with numpy alone: what a plan scales the reference
 machine's speeds by before set-up has built llama.cpp and fetched a model to probe (lclab.planning.probe).
 
-Three figures, each the fastest of a few tries: float32 matrix products on every core and on one (GFLOP/s), and a
-large array copy (GB/s). Reading a prompt is matrix products on every core, so prefill and embedding scale with
-the first; decoding one token reads every weight once, so decode scales with the copy; a grammar's check of each
-token and the scoring of a reply's logprobs run mostly on one thread, so they scale with the second. numpy's
-OpenBLAS is held to its AVX2 kernels (OPENBLAS_CORETYPE=Haswell) because llama.cpp is built for AVX2 (see
-scripts/llama_cpp.sh): on an AVX-512 machine its own choice would measure instructions llama.cpp does not use.
+Three figures, each the fastest of the tries made over about a second (a plan before set-up measures them again and
+keeps each at its fastest): float32 matrix products on every core and on one (GFLOP/s), and a large array copy
+(GB/s). Reading a prompt is matrix products on every core, so prefill and embedding scale with the first; decoding
+one token reads every weight once but computes too, so it scales two thirds with the first and one third with the
+copy; a grammar's check of each token runs on one thread, so it scales with the second
+(lclab.planning.speed.SCALED_BY has the shares and how they were fitted). numpy's OpenBLAS is held to its AVX2
+kernels (OPENBLAS_CORETYPE=Haswell) because llama.cpp is built for AVX2 (see scripts/llama_cpp.sh): on an AVX-512
+machine its own choice would measure instructions llama.cpp does not use.
 
 This is a proxy, calibrated on one machine (the reference's own figures sit beside its speeds, in
 reference_speeds.json); the probe after set-up measures the models themselves and replaces it.
@@ -29,26 +31,28 @@ import json, time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-def fastest(work, tries):
-    best = float("inf")
-    for _ in range(tries):
+def fastest(work, window):
+    # The fastest of tries spread over `window` seconds (5 at least), a pause between them: a burst of other work
+    # on the cores (a package install's writes to disk, a process starting) slows some tries, not all of them.
+    best, tries, began = float("inf"), 0, time.perf_counter()
+    while tries < 5 or time.perf_counter() - began < window:
         t = time.perf_counter()
         work()
-        best = min(best, time.perf_counter() - t)
+        best, tries = min(best, time.perf_counter() - t), tries + 1
+        time.sleep(0.02)
     return best
 
 rng = np.random.default_rng(0)
 a, b = rng.random((1024, 1024), dtype=np.float32), rng.random((1024, 1024), dtype=np.float32)
 flop = 2 * 1024 ** 3
 a @ b  # warm-up: OpenBLAS's threads started, the buffers paged in
-gflops = flop / fastest(lambda: a @ b, 8) / 1e9
+gflops = flop / fastest(lambda: a @ b, 1.0) / 1e9
 with threadpool_limits(1):
-    a @ b
-    gflops_1 = flop / fastest(lambda: a @ b, 4) / 1e9
+    gflops_1 = flop / fastest(lambda: a @ b, 0.6) / 1e9
 src = np.ones(32 * 2 ** 20, dtype=np.float64)  # 256 MiB: far past any cache, like a model's weights
 dst = np.empty_like(src)
 np.copyto(dst, src)
-gbps = 2 * src.nbytes / fastest(lambda: np.copyto(dst, src), 4) / 1e9  # read and written
+gbps = 2 * src.nbytes / fastest(lambda: np.copyto(dst, src), 0.6) / 1e9  # read and written
 print(json.dumps({"gflops": round(gflops, 1), "gflops_1": round(gflops_1, 1), "gbps": round(gbps, 2)}))
 """
 
@@ -58,14 +62,17 @@ def measured() -> dict:
     return speed._entry(speed.PROXY_KEY)
 
 
-def measure() -> dict:
-    """Measure this machine's figures now (~1 s) and keep them in throughput.json."""
+def measure(fastest_kept: bool = False) -> dict:
+    """Measure this machine's figures now (~3 s) and keep them in throughput.json; with `fastest_kept`, keep each
+    figure at the fastest measured here so far (other work on the cores only ever slows a measurement)."""
     env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_NUM_THREADS": str(os.cpu_count() or 1)}
     env.pop("OMP_NUM_THREADS", None)  # a test worker's share is not the machine's
     done = subprocess.run([sys.executable, "-c", _MEASURE], env=env, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         raise RuntimeError(f"the machine proxy failed: {done.stderr.strip()[-500:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
+    if fastest_kept:
+        figures = {k: max(v, measured().get(k, 0)) for k, v in figures.items()}
 
     def keep(entry: dict) -> None:
         entry.clear()
@@ -75,16 +82,22 @@ def measure() -> dict:
     return figures
 
 
-def ensure() -> dict:
-    """This machine's figures: as kept, else measured now; {} (the reference's speeds unscaled) if that fails or
-    this process was given only a share of the cores (a test worker's speed is not the machine's)."""
-    if figures := measured():
-        return figures
-    if threads_limited():
-        return {}
+def ensure(again: bool = False) -> dict:
+    """This machine's figures: as kept, else (or with `again`) measured now, each kept at the fastest measured
+    here; the kept ones ({} if none: the reference's speeds unscaled) if measuring fails or this process was given
+    only a share of the cores (a test worker's speed is not the machine's)."""
+    kept = measured()
+    if (kept and not again) or threads_limited():
+        return kept
     try:
-        return measure()
+        return measure(fastest_kept=True)
     except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as err:
-        print(f"machine proxy: not measured ({err}); the plan prices at the reference machine's speeds",
-              file=sys.stderr)
-        return {}
+        print(f"machine proxy: not measured ({err}); the plan prices at "
+              f"{'the figures kept' if kept else 'the reference machine' + chr(39) + 's speeds'}", file=sys.stderr)
+        return kept
+
+
+def ensure_for(models: list[str]) -> dict:
+    """The figures a plan of the embedded `models` (names or .gguf paths) needs: measured again (~3 s; each kept
+    at its fastest) when set-up has not probed one of them yet, else as kept."""
+    return ensure(again=any(not speed._probe(f"local/{m}") for m in models))

@@ -2,7 +2,7 @@
 
 Three sources, the later ones first where they exist: the reference machine's speeds (reference_speeds.json: its
 speed probe, and its numpy figures), scaled by this machine's numpy figures (lclab.planning.machine: measured in a
-second, before set-up has built anything to probe); the speed probe ./run_all.sh runs once per machine after
+few seconds, before set-up has built anything to probe); the speed probe ./run_all.sh runs once per machine after
 set-up (lclab.planning.probe: prefill, decode, the extras a JSON grammar and a reply's logprobs cost per token, a
 call's fixed cost, loads, an embedded text); and the record of every run's measured model time (throughput.json
 beside the models, updated at the end of every run), whose median ratio to the prediction scales a plan.
@@ -45,12 +45,12 @@ SCALED_BY = {"prefill_s_per_token": {"gflops": 1.0}, "embed_s_per_text": {"gflop
              "decode_s_per_token": {"gflops": 2 / 3, "gbps": 1 / 3},
              "logprobs_s_per_token": {"gflops": 2 / 3, "gflops_1": 1 / 3},
              "grammar_s_per_token": {"gflops_1": 1.0}, "call_s": {"gflops_1": 1.0}}
-# A run's model time over its plan at probed speeds, before this machine has measured a run of its own: the probe's
+# A run's model time over its plan at probed speeds, before this machine has measured a run of its own: a probe's
 # fastest-of-two short reads are faster than a notebook's long stream of calls, and a notebook spends time outside
-# its model calls that the plan does not itemize. Two cold default runs on the reference machine took 1.11x and
-# 1.01x their plans in total (at the probe's speeds, and at them scaled by the numpy figures measured before
-# set-up; benchmarks/plan_vs_run.py, 2026-11-27): their mean, fitted on both (docs/benchmarks.md).
-SUSTAINED = 1.06
+# its model calls that the plan does not itemize. Two cold default runs on the reference machine took 1.06x and
+# 1.02x their plans at the reference's speeds (the median of three probes) in total (benchmarks/plan_vs_run.py,
+# 2026-11-27; fitted on both, docs/benchmarks.md).
+SUSTAINED = 1.04
 PROXY_KEY = "machine proxy"  # this machine's numpy figures in throughput.json, beside its models' records
 
 

@@ -164,7 +164,7 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     from ..planning.plan import new_plan, plan_notebook, plan_scope, plan_table, shown_plan
     from ..planning.speed import speed_factor
 
-    machine.ensure()  # this machine's numpy figures (once, ~1 s): what scales the reference's speeds before set-up
+    machine.ensure_for(local_models_needed(plans))  # this machine's numpy figures, for models not probed yet
     new_plan()
     with plan_scope():  # one profile: a call one notebook prices is a cache hit for the next
         rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]
