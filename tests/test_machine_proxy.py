@@ -93,3 +93,18 @@ def test_the_reference_holds_every_embedded_model_and_the_default_embedder():
         priced = {k for k in record if k in SCALED_BY}
         assert priced, f"{model}: no speed the figures scale"
     assert set(REFERENCE["proxy"]) == {"gflops", "gflops_1", "gbps"}
+
+
+def test_a_plan_measures_the_figures_again_only_while_a_model_it_needs_is_unprobed(record, monkeypatch):
+    from lclab.planning import machine, probe
+
+    monkeypatch.setattr(machine, "threads_limited", lambda: False)
+    _keep_figures(record, gflops=100.0, gflops_1=50.0, gbps=20.0)
+    measured = []
+    monkeypatch.setattr(machine, "measure", lambda fastest_kept=False: measured.append(fastest_kept) or {})
+    machine.ensure_for(["qwen2.5-coder-0.5b"])  # not probed here: measured again, each figure kept at its fastest
+    assert measured == [True]
+    probe._keep(MODEL, {"prefill_s_per_token": 0.002, "decode_s_per_token": 0.02, "call_s": 0.001,
+                        "prompt_tokens_per_s": 500.0, "decode_tokens_per_s": 50.0})
+    assert machine.ensure_for(["qwen2.5-coder-0.5b"]) == {"gflops": 100.0, "gflops_1": 50.0, "gbps": 20.0}
+    assert measured == [True]  # probed: the kept figures, nothing measured
