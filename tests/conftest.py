@@ -231,6 +231,16 @@ def bundled_llama_server(tmp_path_factory):
 
 
 @pytest.fixture
+def record(tmp_path, monkeypatch):
+    """throughput.json in a folder of the test's own (the machine's speed record is left alone)."""
+    from lclab.planning import speed
+
+    path = tmp_path / "throughput.json"
+    monkeypatch.setattr(speed, "_throughput_file", lambda: path)
+    return path
+
+
+@pytest.fixture
 def no_logprobs_server(monkeypatch):
     """An OpenAI-compatible endpoint that always replies "1" and never returns logprobs."""
     with FaultServer(reply="1") as server:

@@ -8,16 +8,6 @@ import pytest
 MODEL = "local/qwen2.5-coder-0.5b"
 
 
-@pytest.fixture
-def record(tmp_path, monkeypatch):
-    """throughput.json in a folder of the test's own (the machine's record is left alone)."""
-    from lclab.planning import speed
-
-    path = tmp_path / "throughput.json"
-    monkeypatch.setattr(speed, "_throughput_file", lambda: path)
-    return path
-
-
 def _write_probe(path, **probe):
     from lclab.planning import speed
 
