@@ -161,12 +161,18 @@ def heavy(item) -> bool:
 
 def pytest_collection_modifyitems(items):
     """The order the llama-server build beside the tests (./run_tests.sh) wants: first the quick tests, one Python
-    thread each, which leave a core to the build; then the model and notebook tests, the modules that run
-    processes of their own (BUSY_PROCESSES: the explorer's run and server, two notebooks at once) first among
-    them, as the longest work units, so the workers end together; last the tests that need the server."""
-    def rank(item) -> tuple[bool, bool, bool]:
-        busy = getattr(getattr(item, "module", None), "BUSY_PROCESSES", 1) > 1
-        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy(item), not busy
+    thread each, which leave a core to the build; then the model and notebook tests, longest first, so that the
+    two workers end together rather than one running a two-minute notebook while the other idles: the modules
+    that run processes of their own (BUSY_PROCESSES: the explorer's run and server, two notebooks at once), then
+    the tests a module lists in TYPICAL_SECONDS (the smoke notebooks, the resume tests), longest first, then the
+    other model tests (seconds to half a minute each); last the tests that need the server. A worker holds one
+    test ahead (ByModule below), so what the suite ends on should be short."""
+    def rank(item) -> tuple[bool, bool, bool, float]:
+        module = getattr(item, "module", None)
+        busy = getattr(module, "BUSY_PROCESSES", 1) > 1
+        typical = getattr(module, "TYPICAL_SECONDS", {})
+        seconds = next((s for name, s in typical.items() if name in item.name), 0)
+        return "bundled_llama_server" in getattr(item, "fixturenames", ()), heavy(item), not busy, -seconds
 
     items.sort(key=rank)
 
@@ -188,6 +194,18 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return nodeid if Path(module).name in SPREAD_ACROSS_WORKERS else module
+
+        def _reschedule(self, node) -> None:
+            # A worker gets its next unit once it is down to its last test, not its last two (pytest-xdist's
+            # heuristic): a worker keeps its last test until it knows the next, so one test ahead is the least
+            # it can hold. Two ahead left a finished worker idle while the other still held a unit for later
+            # (85 s at the end of a run here: the resume tests queued behind one worker's last notebook).
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+            elif self._pending_of(self.assigned_work[node]) <= 1:
+                self._assign_work_unit(node)
 
     return ByModule(config, log)
 

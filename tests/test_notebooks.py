@@ -13,6 +13,12 @@ from conftest import SMOKE_CARD_TEXTS
 from lclab.scoring.judge_card import card_texts
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
+# Each test's time on one thread beside the other worker (a warm ./run_tests.sh here, 2026-11-27): conftest hands
+# the heavy tests out longest first, so the suite ends on short work rather than on 04 or 06 alone. Only the order
+# matters.
+TYPICAL_SECONDS = {"pg_continuous": 150, "rag_validation": 140, "pg_discrete": 88, "synthetic_tasks": 84,
+                   "context_vs_rag": 80, "depth_sweep": 76, "nli_answer_eval": 66, "qa_generation": 35,
+                   "rag_ifeval": 30}
 
 
 @pytest.fixture

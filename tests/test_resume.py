@@ -12,6 +12,9 @@ import pandas as pd
 import pytest
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
+# Each test's time on one thread beside the other worker (as in test_notebooks.py): handed out after the smoke
+# notebooks and before the shorter model tests (conftest), so the suite does not end on one of them.
+TYPICAL_SECONDS = {"ctrl-c": 35, "kill-9": 32}
 
 N = 3
 RUN = """
