@@ -5,9 +5,10 @@
 The synthetic tasks (09) are run through `lclab.synthetic.run.run_synthetic` exactly as the notebook runs them
 (exact budgets counted through the server's /tokenize, the gateway, its disk cache, accounting, the item log,
 samples file, manifest and summary tables) against `benchmarks/instant_server.py` in its own process. The server
-does no model work, so what is measured is the lab: building the samples, then calls per second at
-`--in-flight` requests in flight and the lab's own time per call. A second run of the same samples shows the
-warm path (every reply from the cache). Importing the openai package (~1 s: its typed API) is timed and printed
+does no model work, so what is measured is the lab: counting the budgets, building the samples, then calls per
+second at `--in-flight` requests in flight and the lab's own time per call. Three runs of the same samples:
+cold (nothing known: the end-to-end figure), counted (the token counts known, the replies not), warm (every
+reply from the cache); their differences are what counting and answering cost. Importing the openai package (~1 s: its typed API) is timed and printed
 on its own, before the rest: it is paid once per process, not per call.
 """
 
@@ -41,7 +42,7 @@ def main() -> None:
         os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
         os.environ["LCLAB_OUTPUT_DIR"] = tempfile.mkdtemp(prefix="bench-out-")
         from lclab.synthetic.parameters import Parameters as SyntheticParameters
-        from lclab.synthetic.run import build_samples, run_synthetic
+        from lclab.synthetic.run import run_synthetic
 
         started = time.perf_counter()
         import openai  # noqa: F401  (the client every call goes through: imported once per process, ~1 s)
@@ -50,32 +51,35 @@ def main() -> None:
         model = f"openai/instant@{url}"
         common = dict(model=model, tasks=args.tasks, context_tokens=args.lengths, depths=args.depths,
                       n_samples=args.haystacks, seed=42, corpus="paul_graham", value_kinds=["numbers", "uuids"])
-        started = time.perf_counter()
-        samples = build_samples(**common, qa_path="", workers=args.in_flight)
-        build_s = time.perf_counter() - started
-        counts = stats(url)
-        print(f"building {len(samples)} samples: {build_s:.2f} s, {counts['tokenize']} /tokenize round trips "
-              f"({counts['tokenize'] / len(samples):.2f} per sample, "
-              f"{counts['tokenize'] / (len(args.tasks) * args.haystacks):.1f} per haystack)")
         walls = {}
-        for label in ("cold", "warm"):
+        for label, what in PHASES:
+            if label == "counted":  # a new reply cache; the token counts stay known (kept in memory and on disk)
+                os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
             before = stats(url)
             started = time.perf_counter()
             result = run_synthetic(SyntheticParameters(**common, qa_path="", max_answer_tokens=32,
                                                        max_workers=args.in_flight, run_name=f"bench-{label}"))
             wall = walls[label] = time.perf_counter() - started
             after = stats(url)
-            calls = after["chat"] - before["chat"]
-            print(f"{label} run: {len(result.items)} rows in {wall:.2f} s (samples built again included); "
-                  f"{calls} calls, {after['tokenize'] - before['tokenize']} /tokenize; "
-                  + (f"{calls / wall:.0f} calls/s end to end, {1000 * wall / calls:.2f} ms of lab time per call"
-                     if calls else f"{len(result.items) / wall:.0f} rows/s"))
-        calls = len(result.items)
-        print(f"answer phase alone (cold minus warm: every other step is the same in both): "
-              f"{calls / (walls['cold'] - walls['warm']):.0f} calls/s at {args.in_flight} in flight, "
-              f"{1000 * (walls['cold'] - walls['warm']) / calls:.2f} ms of lab time per call")
+            calls, counts = after["chat"] - before["chat"], after["tokenize"] - before["tokenize"]
+            print(f"{label} run ({what}): {len(result.items)} rows in {wall:.2f} s; {calls} calls, {counts} /tokenize"
+                  + (f" ({counts / len(result.items):.2f} per sample)" if counts else "")
+                  + (f"; {calls / wall:.0f} calls/s end to end, {1000 * wall / calls:.2f} ms of lab time per call"
+                     if calls else f"; {len(result.items) / wall:.0f} rows/s"))
+        rows = len(result.items)
+        print(f"counting the budgets (cold minus counted): {walls['cold'] - walls['counted']:.2f} s, "
+              f"{1000 * (walls['cold'] - walls['counted']) / rows:.2f} ms per sample")
+        print(f"answer phase alone (counted minus warm: every other step is the same in both): "
+              f"{rows / (walls['counted'] - walls['warm']):.0f} calls/s at {args.in_flight} in flight, "
+              f"{1000 * (walls['counted'] - walls['warm']) / rows:.2f} ms of lab time per call")
     finally:
         server.terminate()
+
+
+# Each run's label and what it starts from: the three differ in one thing at a time.
+PHASES = [("cold", "empty token store and reply cache: every budget counted through /tokenize, every reply asked"),
+          ("counted", "token counts known, reply cache empty"),
+          ("warm", "every count and every reply known")]
 
 
 def stats(url: str) -> dict:
