@@ -8,8 +8,8 @@ samples file, manifest and summary tables) against `benchmarks/instant_server.py
 does no model work, so what is measured is the lab: counting the budgets, building the samples, then calls per
 second at `--in-flight` requests in flight and the lab's own time per call. Three runs of the same samples:
 cold (nothing known: the end-to-end figure), counted (the token counts known, the replies not), warm (every
-reply from the cache); their differences are what counting and answering cost. Importing the openai package (~1 s: its typed API) is timed and printed
-on its own, before the rest: it is paid once per process, not per call.
+reply from the cache); their differences are what counting and answering cost. Importing the openai package
+(~1 s: its typed API) is timed and printed on its own, before the rest: it is paid once per process, not per call.
 """
 
 from __future__ import annotations
