@@ -4,6 +4,7 @@ replaced without losing the count, a server that is not there named, and proxies
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -31,7 +32,10 @@ class CountingServer:
                 path, _, query = self.path.partition("?")
                 server.requests.append({"path": path, "query": query, "headers": dict(self.headers), "body": body,
                                         "port": self.client_address[1]})
-                if path.endswith("/garbage"):
+                if path.endswith("/hang"):
+                    time.sleep(1.5)
+                    payload, status = b"{}", 200
+                elif path.endswith("/garbage"):
                     payload, status = b"<html>busy</html>", 200
                 elif path.endswith("/tokenize"):
                     text = body.get("prompt") or "".join(m["content"] for m in body.get("messages", []))
@@ -106,9 +110,19 @@ def test_a_server_that_is_not_there_is_named_and_not_asked_twice():
         JsonPoster(f"http://127.0.0.1:{port}", {}, {}).post("/tokenize", {"prompt": "x"})
 
 
+def test_a_server_that_does_not_answer_in_time_is_asked_once(server):
+    poster = JsonPoster(server.root, {}, {}, timeout=0.3)
+    assert poster.post("/tokenize", {"prompt": "abcd"})[0] == 200  # a kept-alive connection to reuse next
+    with pytest.raises(OSError, match="no reply from .*/hang"):
+        poster.post("/hang", {})
+    time.sleep(1.5)
+    assert [r["path"] for r in server.requests] == ["/tokenize", "/hang"]  # not sent again on a new connection
+
+
 def test_plain_http_goes_the_light_way_tls_and_proxies_keep_httpx(monkeypatch):
     assert can_post_plainly("http://127.0.0.1:8080")
     assert not can_post_plainly("https://api.example.com/v1")
+    assert not can_post_plainly("http://user:secret@gpu-box:8000")  # httpx sends the URL's credentials
     monkeypatch.setenv("http_proxy", "http://proxy.example:3128")
     assert not can_post_plainly("http://gpu-box:8000")
     monkeypatch.setenv("no_proxy", "gpu-box")

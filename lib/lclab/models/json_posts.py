@@ -18,9 +18,10 @@ from urllib.parse import urlencode, urlsplit
 
 
 def can_post_plainly(root: str) -> bool:
-    """Whether `root` is plain HTTP reached without a proxy (where the environment names one, httpx's way holds)."""
+    """Whether `root` is plain HTTP reached without a proxy and without credentials in the URL (where the
+    environment names a proxy, or the URL a user and password, httpx's handling of them holds)."""
     parts = urlsplit(root)
-    if parts.scheme != "http" or not parts.hostname:
+    if parts.scheme != "http" or not parts.hostname or parts.username or parts.password:
         return False
     proxies = urllib.request.getproxies()
     return not (proxies.get("http") or proxies.get("all")) or bool(urllib.request.proxy_bypass(parts.hostname))
@@ -43,7 +44,8 @@ class JsonPoster:
         """(HTTP status, the reply's JSON or None when it is not JSON). Raises OSError when the server is not there.
 
         A kept-alive connection the server has closed meanwhile fails on first use: the request is sent once more
-        on a new connection (counting is idempotent); a new connection that fails is not tried again."""
+        on a new connection (counting is idempotent). A new connection that fails, or a server that does not answer
+        within the timeout, is not tried again."""
         data = json.dumps(body).encode("utf-8")
         while True:
             connection, reused = self._take()
@@ -53,7 +55,7 @@ class JsonPoster:
                 payload = reply.read()
             except (OSError, http.client.HTTPException) as err:
                 connection.close()
-                if reused:
+                if reused and isinstance(err, (ConnectionError, http.client.BadStatusLine)):  # closed meanwhile
                     continue
                 raise OSError(f"no reply from {self.host}:{self.port}{self.prefix}{path}: {err}") from None
             if reply.will_close:
