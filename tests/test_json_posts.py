@@ -2,12 +2,12 @@
 replaced without losing the count, a server that is not there named, and proxies and TLS left to httpx."""
 
 import json
-import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from conftest import free_port
 from lclab.models.json_posts import JsonPoster, can_post_plainly
 from lclab.models.served_tokens import ServedTokenizer
 
@@ -103,9 +103,7 @@ def test_a_connection_the_server_dropped_is_replaced_and_the_count_kept():
 
 
 def test_a_server_that_is_not_there_is_named_and_not_asked_twice():
-    with socket.socket() as s:  # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # nothing listens on it
     with pytest.raises(OSError, match=rf"no reply from 127\.0\.0\.1:{port}/tokenize"):
         JsonPoster(f"http://127.0.0.1:{port}", {}, {}).post("/tokenize", {"prompt": "x"})
 
