@@ -1,19 +1,28 @@
 """The explorer's server: Datasette over the store, on the loopback interface only.
 
 Every request is checked before Datasette sees it: from a loopback address, naming a loopback host (a page on
-another site cannot reach it through a name that resolves here), else 403.
+another site cannot reach it through a name that resolves here), else 403. A request that can change something
+(any method but GET, HEAD and OPTIONS) must also come from the explorer's own pages: its `Origin` (or, where a
+browser sends none, its `Referer`) is this server's own loopback origin, and it carries Datasette's CSRF cookie,
+whose token asgi-csrf then checks against the form's. Without the cookie rule a cross-site form POST would pass:
+asgi-csrf skips its check when a request has no cookie, and a browser leaves the `SameSite=Lax` cookie out of a
+cross-site POST.
 """
 
 from __future__ import annotations
 
 import ipaddress
+from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from . import plugin
 from .store import DATABASE
 
 TEMPLATES = Path(__file__).with_name("templates")
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "[::1]"}
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+CSRF_COOKIE = "ds_csrftoken"  # Datasette's name for asgi-csrf's cookie
 
 
 def app(db_file: Path):
@@ -38,17 +47,43 @@ def _loopback(address: str) -> bool:
         return False
 
 
+def _refusal(scope: dict) -> str | None:
+    """Why a request must not reach Datasette, or None."""
+    headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
+    host = headers.get(b"host", "").lower()
+    name = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"
+    if not _loopback((scope.get("client") or ("",))[0]) or name not in LOOPBACK_NAMES:
+        return "the explorer serves this machine only"
+    if scope.get("method", "GET").upper() in SAFE_METHODS:
+        return None
+    origin = headers.get(b"origin") or _origin_of(headers.get(b"referer", ""))
+    if origin != f"http://{host}":
+        return (f"a change is accepted only from the explorer's own pages (http://{host}), "
+                f"not from {origin or 'a request naming no origin'}")
+    try:
+        cookies = SimpleCookie(headers.get(b"cookie", ""))
+    except CookieError:
+        cookies = SimpleCookie()
+    if CSRF_COOKIE not in cookies:
+        return "a change needs the explorer's CSRF cookie: reload the page and try again"
+    return None
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
 def loopback_only(asgi):
-    """Refuse a request that did not come from this machine or that names another host."""
+    """Refuse a request that did not come from this machine or that names another host, and a change (a POST, …)
+    that does not come from the explorer's own pages."""
     async def guarded(scope, receive, send):
         if scope["type"] == "http":
-            client = (scope.get("client") or ("",))[0]
-            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1").lower()
-            name = host.rsplit(":", 1)[0] if not host.startswith("[") else host.split("]")[0] + "]"
-            if not _loopback(client) or name not in LOOPBACK_NAMES:
+            refused = _refusal(scope)
+            if refused:
                 await send({"type": "http.response.start", "status": 403,
-                            "headers": [(b"content-type", b"text/plain")]})
-                await send({"type": "http.response.body", "body": b"the explorer serves this machine only\n"})
+                            "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+                await send({"type": "http.response.body", "body": f"{refused}\n".encode()})
                 return
         await asgi(scope, receive, send)
     return guarded
