@@ -80,3 +80,52 @@ def test_a_label_posted_from_another_site_is_refused_and_the_desks_own_post_is_f
                         headers={"Referer": "http://127.0.0.1:8765/-/desk", "Cookie": f"ds_csrftoken={cookie}"})
     assert referer_only.status_code == 302  # a browser that sends no Origin still names the page in Referer
     assert call(asgi, "GET", "/lab", client=("10.0.0.7", 50000)).status_code == 403
+
+
+def raw(asgi, method: str, path: bytes, headers=(), body=b"") -> tuple[int, bytes]:
+    """One request exactly as written (an HTTP client would tidy `/../x` away before sending it)."""
+    scope = {"type": "http", "method": method, "path": path.decode("latin-1"), "raw_path": path,
+             "query_string": b"", "headers": [(b"host", b"127.0.0.1:8765"), *headers], "client": ("127.0.0.1", 5),
+             "server": ("127.0.0.1", 8765), "scheme": "http", "http_version": "1.1", "root_path": ""}
+    sent, got = [], {"status": None, "body": b""}
+
+    async def receive():
+        if sent:
+            return {"type": "http.disconnect"}
+        sent.append(1)
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            got["status"] = message["status"]
+        elif message["type"] == "http.response.body":
+            got["body"] += message.get("body", b"")
+
+    asyncio.run(asgi(scope, receive, send))
+    return got["status"], got["body"]
+
+
+def test_a_bad_url_or_body_gets_a_short_page_with_its_status_and_one_log_line(explorer, capfd):
+    asgi = explorer["app"]
+    for path in (b"/../x", b"/./x", b"//x", b"/-/static-plugins/lclab-explore/x.css", b"/lab/no_such_table",
+                 b"/no/such/page"):
+        status, body = raw(asgi, "GET", path)
+        assert status == 404, (path, status, body[:300])
+        assert b"Traceback" not in body and len(body) < 2_000
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "locals" not in err.lower()
+    assert len([line for line in err.splitlines() if line.startswith("explore: 404")]) == 6, err
+
+    form, cookie = desk_form(asgi)
+    own = [(b"origin", b"http://127.0.0.1:8765"), (b"cookie", f"ds_csrftoken={cookie}".encode()),
+           (b"content-type", b"application/x-www-form-urlencoded")]
+    status, body = raw(asgi, "POST", b"/-/desk/label", own, b"csrftoken=" + form["csrftoken"].encode()
+                       + b"&run=depth_sweep%2Ft&kind=answer_correct&key=\xff\xfe&label=1")
+    assert status == 400 and b"not UTF-8" in body, (status, body[:300])
+    for query in ("run=depth_sweep/t&kind=answer_correct&second=1", "run=nowhere/x&kind=answer_correct",
+                  "run=depth_sweep/t&kind=no_such_kind"):
+        page = call(asgi, "GET", f"/-/desk?{query}")
+        assert page.status_code == 400 and "<h1>400</h1>" in page.text, (query, page.status_code, page.text[:300])
+    assert "label some first" in call(asgi, "GET", f"/-/desk?run={RUN}&kind=answer_correct&second=1").text
+    assert not (explorer["labels"] / "answer_correct.csv").exists()
+    assert "Traceback" not in capfd.readouterr().err

@@ -53,7 +53,11 @@ class Desk:
     def drawn(self) -> pd.DataFrame:
         """The texts of this session, in the order they are shown."""
         if self.second:
-            return second_sheet(self.kind) if self.label_file.exists() else _all_texts(self.kind)
+            first = label_files.LABELS / f"{self.kind}.csv"
+            if not first.exists():
+                raise FileNotFoundError(f"no {first} yet: the second labeller relabels the texts the first labeller "
+                                        "labelled, so label some first")
+            return second_sheet(self.kind)
         return draw(sheet(self.kind, Path(self.run_dir), include_labelled=True), self.n, self.seed)
 
     def _keys(self, path: Path) -> set[str]:
@@ -98,10 +102,6 @@ class Desk:
         columns = ["key", "label", *KINDS[self.kind], "note", "blind" if self.second else "source"]
         row = {**item, "label": label, "note": note, "blind": "yes", "source": source}
         _append(self.label_file, _header(self.label_file) or columns, row)
-
-
-def _all_texts(kind: str) -> pd.DataFrame:
-    raise FileNotFoundError(f"no {label_files.LABELS / f'{kind}.csv'}: the second labeller relabels its texts")
 
 
 def _header(path: Path) -> list[str] | None:

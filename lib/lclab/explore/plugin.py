@@ -16,6 +16,7 @@ from markupsafe import Markup
 from .. import paths
 from ..scoring.labelling import KINDS
 from .desk import Desk
+from .errors import error_page
 from .store import run_folders
 
 KEEP = 300  # characters shown around each marked passage, and at either end of a folded prompt
@@ -89,7 +90,7 @@ async def desk_page(datasette, request):
         desk = _desk(request)
         item, progress = desk.next_item(), desk.progress()
     except (KeyError, ValueError, FileNotFoundError) as err:
-        return Response.html(f"<p>labelling desk: {html.escape(str(err))}</p>", status=400)
+        return desk_error(err)
     query = {k: request.args.get(k) for k in ("run", "kind", "n", "seed", "second") if request.args.get(k)}
     return Response.html(await datasette.render_template("desk.html", {
         "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
@@ -98,17 +99,22 @@ async def desk_page(datasette, request):
 
 async def desk_label(datasette, request):
     if request.method != "POST":
-        return Response.text("POST a label", status=405)
-    form = await request.post_vars()
-    query = {k: form.get(k) for k in ("run", "kind", "n", "seed", "second") if form.get(k)}
+        return error_page(405, "the labelling desk takes a label by POST from its own page", (("/-/desk", "the desk"),))
     try:
+        form = await request.post_vars()  # a body that is not UTF-8 raises here (a ValueError)
+        query = {k: form.get(k) for k in ("run", "kind", "n", "seed", "second") if form.get(k)}
         desk = Desk(_run_folder(query.get("run", "")), query.get("kind", ""), int(query.get("n") or 30),
                     int(query.get("seed") or 0), query.get("second") == "1")
         desk.record(form.get("key", ""), form.get("label", ""), form.get("note", "").strip(),
                     source=f"desk: {query['run']}")
-    except (KeyError, ValueError) as err:
-        return Response.html(f"<p>labelling desk: {html.escape(str(err))}</p>", status=400)
+    except (KeyError, ValueError, FileNotFoundError) as err:
+        return desk_error(err)
     return Response.redirect("/-/desk?" + urlencode(query))
+
+
+def desk_error(err: Exception) -> Response:
+    message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
+    return error_page(400, f"labelling desk: {message}", (("/-/desk", "the desk's runs"), ("/lab", "all runs")))
 
 
 @hookimpl

@@ -16,7 +16,7 @@ from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from . import plugin
+from . import errors, plugin
 from .store import DATABASE
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -32,6 +32,10 @@ def app(db_file: Path):
 
     if not pm.is_registered(plugin):
         pm.register(plugin, name="lclab-explore")
+    if not pm.is_registered(errors):
+        pm.register(errors, name="lclab-explore-errors")
+    if pm.get_plugin("datasette.handle_exception") is not None:
+        pm.unregister(name="datasette.handle_exception")  # ours answers every error (errors.py says why)
     served = db_file.with_name(f"{DATABASE}.sqlite") if db_file.stem != DATABASE else db_file
     datasette = Datasette(files=[str(served)], metadata=plugin.metadata(plugin.table_axes(served)),
                           template_dir=str(TEMPLATES),
@@ -74,17 +78,43 @@ def _origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
+MAX_BODY = 1_000_000  # bytes: a label post is a few hundred
+
+
+async def _plain(send, status: int, text: str) -> None:
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
+    await send({"type": "http.response.body", "body": f"{text}\n".encode()})
+
+
 def loopback_only(asgi):
     """Refuse a request that did not come from this machine or that names another host, and a change (a POST, …)
-    that does not come from the explorer's own pages."""
+    that does not come from the explorer's own pages; a change's body must be UTF-8 (asgi-csrf decodes it before
+    Datasette sees it, and would fail with a 500 otherwise)."""
     async def guarded(scope, receive, send):
         if scope["type"] == "http":
             refused = _refusal(scope)
             if refused:
-                await send({"type": "http.response.start", "status": 403,
-                            "headers": [(b"content-type", b"text/plain; charset=utf-8")]})
-                await send({"type": "http.response.body", "body": f"{refused}\n".encode()})
-                return
+                return await _plain(send, 403, refused)
+            if scope.get("method", "GET").upper() not in SAFE_METHODS:
+                body, more = b"", True
+                while more:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return
+                    body += message.get("body", b"")
+                    more = message.get("more_body", False)
+                    if len(body) > MAX_BODY:
+                        return await _plain(send, 413, f"a change's body is at most {MAX_BODY:,} bytes")
+                try:
+                    body.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    return await _plain(send, 400, f"the request's body is not UTF-8 (byte {err.start})")
+                replayed = [{"type": "http.request", "body": body, "more_body": False}]
+
+                async def receive_again(receive=receive):
+                    return replayed.pop() if replayed else await receive()
+                return await asgi(scope, receive_again, send)
         await asgi(scope, receive, send)
     return guarded
 
