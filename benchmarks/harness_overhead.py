@@ -16,6 +16,7 @@ import time
 from lclab import models as gateway
 from lclab.models.local_models import ensure_model
 from llama_cpp import Llama
+from lclab.models import Request
 
 QUESTIONS = ["What is the capital of {}? One word.".format(c) for c in
              ["France", "Japan", "Peru", "Kenya", "Norway", "Chile", "Egypt", "India",
@@ -32,10 +33,10 @@ def main():
 
     os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
     spec = f"local/{args.model}"
-    gateway.complete(spec, "Warm up.", stage="warmup", max_tokens=4)
+    gateway.complete(spec, "Warm up.", stage="warmup", request=Request(max_tokens=4))
     started = time.perf_counter()
     for p in prompts:
-        gateway.complete(spec, p, stage="bench", max_tokens=args.max_tokens)
+        gateway.complete(spec, p, stage="bench", request=Request(max_tokens=args.max_tokens))
     through_gateway = time.perf_counter() - started
 
     llama = Llama(model_path=str(ensure_model(args.model)), n_ctx=int(os.environ.get("LCLAB_N_CTX", "8192")),

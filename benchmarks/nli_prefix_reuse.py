@@ -16,7 +16,7 @@ import os
 import tempfile
 import time
 
-from lclab.models import complete
+from lclab.models import Request, complete
 from lclab.nli import load_items, order_requests, prepare
 from lclab.nli.pipeline import judge_hypothesis, nli_messages
 
@@ -35,7 +35,7 @@ def main() -> None:
         p.answer, p.gt = p.answer_raw, p.gt_raw  # no pronoun replacement: only the NLI calls are timed
         for _, premise, hyps, _, doc in p.pairs(with_document=False):
             requests += [{"premise": premise, "hypothesis": h} for h in hyps]
-    complete(args.model, "Say ok.", stage="warm-up", max_tokens=2)  # load the model outside the timing
+    complete(args.model, "Say ok.", stage="warm-up", request=Request(max_tokens=2))  # load the model outside the timing
 
     print(f"{len(requests)} NLI requests over {len(items)} items, {args.model}, "
           f"{'prefill only (1 token)' if args.prefill_only else 'full replies'}")
@@ -46,8 +46,8 @@ def main() -> None:
             t0 = time.perf_counter()
             for r in order_requests(requests, order, seed=0):
                 if args.prefill_only:
-                    reply = complete(args.model, nli_messages("separated", r["premise"], r["hypothesis"]),
-                                     stage="nli", max_tokens=1)
+                    reply = complete(args.model, nli_messages("separated", r["premise"], r["hypothesis"]), stage="nli",
+                                     request=Request(max_tokens=1))
                     prompt_tokens += reply.prompt_tokens
                 else:
                     judge_hypothesis(args.model, "separated", r["premise"], r["hypothesis"])

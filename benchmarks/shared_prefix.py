@@ -17,7 +17,7 @@ import tempfile
 import time
 
 from lclab.depth_sweep import build_trials
-from lclab.models import budget_counters, complete
+from lclab.models import Request, budget_counters, complete
 from lclab.qa import load_validated
 
 
@@ -30,15 +30,15 @@ def main() -> None:
     args = parser.parse_args()
     _, pool, qa = load_validated("paul_graham", "data/pg_qa/qa.csv", args.pairs)
     count, text = budget_counters(args.model)
-    complete(args.model, "Warm up.", stage="warmup", max_tokens=2)  # load the weights before timing
+    complete(args.model, "Warm up.", stage="warmup", request=Request(max_tokens=2))  # load the weights before timing
     times, prompt_tokens = {}, {}
     for haystack in ("per_pair", "shared"):
         trials = build_trials(qa, pool, [args.tokens], args.depths, 0, count, text, haystack=haystack)
         with tempfile.TemporaryDirectory() as cache:
             os.environ["LCLAB_CACHE_DIR"] = cache
-            complete(args.model, f"Forget the last prompt ({haystack}).", stage="warmup", max_tokens=2)
+            complete(args.model, f"Forget the last prompt ({haystack}).", stage="warmup", request=Request(max_tokens=2))
             started = time.perf_counter()
-            replies = [complete(args.model, t.prompt, stage="answer", max_tokens=8) for t in trials]
+            replies = [complete(args.model, t.prompt, stage="answer", request=Request(max_tokens=8)) for t in trials]
             times[haystack] = time.perf_counter() - started
         prompt_tokens[haystack] = sum(r.prompt_tokens for r in replies)
         assert not any(r.cached for r in replies)

@@ -36,7 +36,7 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from lclab.models import complete
+from lclab.models import Request, complete
 from lclab.runs.folders import fingerprint
 from lclab.runs.runner import Run, Step, answer_columns, headline
 from lclab.runs.samples import Sample
@@ -47,6 +47,7 @@ from .parameters import Parameters
 
 EXPERIMENT = "toy_sums"
 QUESTIONS = (("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3"))
+ANSWER = Request(max_tokens=4)  # the answering call: the run sends it, a plan looks it up
 
 
 def prepare(p: Parameters) -> list[Sample]:
@@ -63,7 +64,7 @@ def exact(response: str | None, target: str) -> Score:
 def run_toy(p: Parameters):
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
         def answer(sample, row):
-            reply = complete(p.model, sample.input, stage="answer", max_tokens=4)
+            reply = complete(p.model, sample.input, stage="answer", request=ANSWER)
             return {**answer_columns(reply), **exact(reply.text, sample.target).columns("correct")}
 
         items = run.trials(prepare(p), key=lambda s: (fingerprint(p.model, s.input),),
@@ -82,12 +83,12 @@ from lclab.planning.stages import planned_replies
 from lclab.runs.declared import declared
 
 from .parameters import Parameters
-from .run import EXPERIMENT, prepare
+from .run import ANSWER, EXPERIMENT, prepare
 
 
 def plan(notebook, p):
     samples = prepare(declared(Parameters, p))
-    return [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples], 4)]
+    return [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples], ANSWER)]
 
 
 register(Experiment(

@@ -5,7 +5,7 @@ import time
 
 import pytest
 from lclab import models as gateway
-from lclab.models import reset_backend_registry
+from lclab.models import Request, reset_backend_registry
 from lclab.models.accounting import ACCOUNTING
 from lclab.models.errors import ContextLengthError, FatalError, MissingAPIKeyError, RetryableError
 from lclab.models.fault_server import FaultServer
@@ -34,7 +34,7 @@ def serve(monkeypatch):
 
 def ask(prompt="hi", **kwargs):
     kwargs.setdefault("retry", FAST)
-    return gateway.complete("openai/fault-model", prompt, stage="test", **kwargs)
+    return gateway.complete("openai/fault-model", prompt, stage="test", request=Request(**kwargs))
 
 
 def test_failures_then_success_are_retried_and_counted(serve):

@@ -4,7 +4,7 @@ import math
 
 import pytest
 from conftest import SMALL_MODEL
-from lclab.models import complete, count_prompt_tokens, count_tokens, tokenizer_name
+from lclab.models import Request, complete, count_prompt_tokens, count_tokens, tokenizer_name
 from lclab.models.accounting import ACCOUNTING
 from lclab.models.errors import ContextLengthError
 
@@ -12,10 +12,12 @@ pytestmark = pytest.mark.model
 
 
 def test_text_reply_with_usage_and_a_warm_cache_rerun_makes_no_call():
-    first = complete(SMALL_MODEL, "What is the capital of France? Answer in one word.", stage="t", max_tokens=8)
+    first = complete(SMALL_MODEL, "What is the capital of France? Answer in one word.", stage="t",
+                     request=Request(max_tokens=8))
     assert "paris" in first.text.lower()
     assert first.prompt_tokens > 5 and first.completion_tokens >= 1 and not first.cached
-    again = complete(SMALL_MODEL, "What is the capital of France? Answer in one word.", stage="t", max_tokens=8)
+    again = complete(SMALL_MODEL, "What is the capital of France? Answer in one word.", stage="t",
+                     request=Request(max_tokens=8))
     assert again.cached and again.text == first.text
     stats = ACCOUNTING.get("t")
     assert stats.calls == 1 and stats.cache_hits == 1
@@ -23,26 +25,26 @@ def test_text_reply_with_usage_and_a_warm_cache_rerun_makes_no_call():
 
 def test_text_completion_continues_a_bare_prompt_without_the_chat_template():
     prompt = "The capital of France is the city of"
-    reply = complete(SMALL_MODEL, prompt, stage="t", max_tokens=4, text_completion=True)
+    reply = complete(SMALL_MODEL, prompt, stage="t", request=Request(max_tokens=4, text_completion=True))
     assert "paris" in reply.text.lower()
     # Only the prompt's own tokens (plus BOS, if any) are read: no chat-template framing.
     assert reply.prompt_tokens <= count_tokens(SMALL_MODEL, prompt) + 1
-    chat = complete(SMALL_MODEL, prompt, stage="t", max_tokens=4)
+    chat = complete(SMALL_MODEL, prompt, stage="t", request=Request(max_tokens=4))
     assert not chat.cached  # the two modes are cached apart
-    assert complete(SMALL_MODEL, prompt, stage="t", max_tokens=4, text_completion=True).cached
+    assert complete(SMALL_MODEL, prompt, stage="t", request=Request(max_tokens=4, text_completion=True)).cached
     with pytest.raises(ContextLengthError, match="exceeds the local context window"):
-        complete(SMALL_MODEL, "word " * 9000, stage="t", max_tokens=4, text_completion=True)
+        complete(SMALL_MODEL, "word " * 9000, stage="t", request=Request(max_tokens=4, text_completion=True))
 
 
 def test_json_mode():
-    reply = complete(SMALL_MODEL, 'Return a JSON object with key "city" set to the capital of Japan.',
-                     stage="t", response_format="json", max_tokens=24)
+    reply = complete(SMALL_MODEL, 'Return a JSON object with key "city" set to the capital of Japan.', stage="t",
+                     request=Request(response_format="json", max_tokens=24))
     assert isinstance(reply.json, dict) and "tokyo" in str(reply.json.get("city", "")).lower()
 
 
 def test_logprobs_with_top_alternatives():
-    reply = complete(SMALL_MODEL, "Is 7 a prime number? Reply with 1 for yes or 0 for no, nothing else.",
-                     stage="t", max_tokens=1, logprobs=True, top_logprobs=5)
+    reply = complete(SMALL_MODEL, "Is 7 a prime number? Reply with 1 for yes or 0 for no, nothing else.", stage="t",
+                     request=Request(max_tokens=1, logprobs=True, top_logprobs=5))
     assert len(reply.logprobs) == 1
     first = reply.logprobs[0]
     assert first["token"] == reply.text
@@ -56,7 +58,7 @@ def test_token_counting_uses_the_models_tokenizer_and_chat_template():
     n = count_tokens(SMALL_MODEL, "hello world " * 50)
     assert 90 <= n <= 110
     prompt = "Name three colours. " * 20
-    reply = complete(SMALL_MODEL, prompt, stage="t", max_tokens=1)
+    reply = complete(SMALL_MODEL, prompt, stage="t", request=Request(max_tokens=1))
     assert count_prompt_tokens(SMALL_MODEL, prompt) == reply.prompt_tokens  # exact, as llama.cpp counts
 
 
@@ -67,7 +69,7 @@ def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypat
     reset_backend_registry()
     try:
         with pytest.raises(ContextLengthError, match="exceeds the local context window n_ctx=512"):
-            complete(SMALL_MODEL, "word " * 2000, stage="t", max_tokens=8)
+            complete(SMALL_MODEL, "word " * 2000, stage="t", request=Request(max_tokens=8))
     finally:
         reset_backend_registry()
     assert ACCOUNTING.get("t").errors == 1 and ACCOUNTING.get("t").calls == 1

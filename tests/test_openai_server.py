@@ -3,7 +3,7 @@
 import pytest
 from conftest import llama_server
 from lclab import models as gateway
-from lclab.models import reset_backend_registry
+from lclab.models import Request, reset_backend_registry
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -23,21 +23,22 @@ def via_server(server, monkeypatch):
 
 
 def test_text_json_and_logprobs_through_the_server(via_server):
-    text = gateway.complete(via_server, "What is the capital of France? One word.", stage="t", max_tokens=8)
+    text = gateway.complete(via_server, "What is the capital of France? One word.", stage="t",
+                            request=Request(max_tokens=8))
     assert "paris" in text.text.lower() and text.prompt_tokens > 5 and not text.cached
 
-    js = gateway.complete(via_server, 'Return a JSON object with key "n" set to the number 3.',
-                          stage="t", response_format="json", max_tokens=16)
+    js = gateway.complete(via_server, 'Return a JSON object with key "n" set to the number 3.', stage="t",
+                          request=Request(response_format="json", max_tokens=16))
     assert js.json == {"n": 3}
 
     lp = gateway.complete(via_server, "Is 7 prime? Reply 1 for yes, 0 for no.", stage="t",
-                          max_tokens=1, logprobs=True, top_logprobs=3)
+                          request=Request(max_tokens=1, logprobs=True, top_logprobs=3))
     assert len(lp.logprobs) == 1 and 1 <= len(lp.logprobs[0]["top"]) <= 3
 
 
 def test_server_replies_are_cached_by_base_url_and_model(via_server):
-    first = gateway.complete(via_server, "Say hi.", stage="t", max_tokens=4)
-    second = gateway.complete(via_server, "Say hi.", stage="t", max_tokens=4)
+    first = gateway.complete(via_server, "Say hi.", stage="t", request=Request(max_tokens=4))
+    second = gateway.complete(via_server, "Say hi.", stage="t", request=Request(max_tokens=4))
     assert second.cached and second.text == first.text
 
 

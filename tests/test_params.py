@@ -8,6 +8,7 @@ import pytest
 from lclab.paths import REPO as REPO_ROOT
 from lclab.runs.notebooks import NOTEBOOKS, declared_parameters, notebook_defaults, parameters_for
 from lclab.runs.params import ParameterError, check_model_spec, check_rules
+from lclab.models import Request
 
 SWEEP = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
 
@@ -162,8 +163,8 @@ def test_the_plan_charges_only_what_a_prompt_does_not_share_with_the_one_before(
     model = "local/qwen2.5-coder-0.5b"
     documents = " ".join(f"Document {i} says the river crossing {i} opens at dawn." for i in range(200))
     prompts = [documents + "\nQuestion: when does crossing 7 open?", documents + "\nQuestion: when does crossing 9 open?"]
-    fresh = planned_answers("nb", "answer", model, prompts, 8)[0]
-    reused = planned_answers("nb", "answer", model, prompts, 8, reuse_prefix=True)[0]
+    fresh = planned_answers("nb", "answer", model, prompts, Request(max_tokens=8))[0]
+    reused = planned_answers("nb", "answer", model, prompts, Request(max_tokens=8), reuse_prefix=True)[0]
     assert fresh["prompt_tokens"] == reused["prompt_tokens"] > 2 * 2_000  # the same tokens are sent ...
     assert reused["seconds"] < 0.7 * fresh["seconds"]  # ... but the second prompt's documents are not read again
 

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 from lclab import paths
-from lclab.models import count_prompt_tokens, count_tokens
+from lclab.models import Request, count_prompt_tokens, count_tokens
 from lclab.planning.stages import Judged, measured, planned_judges, reply_tokens, template_prompt_tokens
 from lclab.prompts import render
 
@@ -60,7 +60,7 @@ def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
     exact = render("judge_correct", answer="At dawn.", **known)
     got = planned_judges("nb", "depth_sweep", "judge", MODEL, "judge_correct", ("answer",),
                          [Judged(known, {"answer": "At dawn."}), Judged(known)], "answer", MODEL, 64,
-                         [{"response_format": "json"}], 32)
+                         [Request(max_tokens=32, response_format="json")])
     priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": REPLY_TOKENS["answer"]}, **known)
     assert got["calls"] == 2 and got["cached"] == 0
     assert got["prompt_tokens"] == round(count_prompt_tokens(MODEL, exact) + priced)
@@ -124,13 +124,14 @@ def test_a_call_one_notebook_of_a_plan_prices_is_a_cache_hit_for_the_next():
     from lclab.planning.plan import plan_scope, planned_answers
 
     prompts = ["When does the crossing open?", "Who runs the ferry?"]
-    first = planned_answers("01", "answer", MODEL, prompts, 16)[0]
-    alone = planned_answers("02", "answer", MODEL, prompts, 16)[0]
+    first = planned_answers("01", "answer", MODEL, prompts, Request(max_tokens=16))[0]
+    alone = planned_answers("02", "answer", MODEL, prompts, Request(max_tokens=16))[0]
     assert first["cached"] == alone["cached"] == 0 and alone["seconds"] == first["seconds"] > 0  # plans apart
     with plan_scope():
-        first = planned_answers("01", "answer", MODEL, prompts, 16)[0]
-        again = planned_answers("02", "answer", MODEL, [prompts[1], "Where is the bridge?"], 16)[0]
-        other_budget = planned_answers("02", "answer", MODEL, prompts[:1], 32)[0]  # another request: asked anew
+        first = planned_answers("01", "answer", MODEL, prompts, Request(max_tokens=16))[0]
+        again = planned_answers("02", "answer", MODEL, [prompts[1], "Where is the bridge?"],
+                                Request(max_tokens=16))[0]
+        other_budget = planned_answers("02", "answer", MODEL, prompts[:1], Request(max_tokens=32))[0]  # another request: asked anew
     assert first["cached"] == 0 and again["cached"] == 1 and again["calls"] == 2 and other_budget["cached"] == 0
     assert 0 < again["seconds"] < first["seconds"]
 

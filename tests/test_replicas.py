@@ -2,7 +2,7 @@
 
 import pytest
 from conftest import llama_server
-from lclab.models import ACCOUNTING, complete, reset_backend_registry
+from lclab.models import ACCOUNTING, Request, complete, reset_backend_registry
 from lclab.models.configs import model_config
 from lclab.models.specs import parse_spec
 
@@ -20,7 +20,7 @@ def test_requests_spread_over_replicas_and_move_on_when_one_stops(tmp_path):
                 if i == 4:
                     b.terminate()  # replica b goes away in the middle of the run
                     b.wait(timeout=30)
-                replies.append(complete(spec, question, stage="answer", max_tokens=4))
+                replies.append(complete(spec, question, stage="answer", request=Request(max_tokens=4)))
         assert len(replies) == len(questions) and all(r.text for r in replies)  # every item finished
         per_replica = ledger.endpoint_table().set_index("endpoint")
         assert set(per_replica.index) == {url_a, url_b}
@@ -29,7 +29,8 @@ def test_requests_spread_over_replicas_and_move_on_when_one_stops(tmp_path):
         assert per_replica.loc[url_a, "errors"] == 0
         assert ledger.get("answer").retries >= 1 and ledger.get("answer").errors == 0
         # Replicas of one model share cached replies, whatever the order they are listed in.
-        again = complete(f"openai/qwen-0.5b@{url_b},{url_a}", questions[0], stage="answer", max_tokens=4)
+        again = complete(f"openai/qwen-0.5b@{url_b},{url_a}", questions[0], stage="answer",
+                         request=Request(max_tokens=4))
         assert again.cached and again.text == replies[0].text
     reset_backend_registry()
 

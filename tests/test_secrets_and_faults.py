@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from lclab.models import complete
+from lclab.models import Request, complete
 from lclab.models.configs import model_config
 from lclab.models.fault_server import FaultServer
 from lclab.models.specs import SECRETS_ENV, parse_spec, redact
@@ -71,7 +71,7 @@ def test_a_model_config_with_credentials_reaches_its_server_with_them(monkeypatc
         assert "CANARY" not in json.dumps(config)
         spec = model_config(config).spec
         assert "CANARY" not in spec
-        assert complete(spec, "Say ok.", stage="answer", max_tokens=4).text == "ok"
+        assert complete(spec, "Say ok.", stage="answer", request=Request(max_tokens=4)).text == "ok"
     auth = server.headers[0].get("Authorization", "")
     assert auth == "Basic " + base64.b64encode(b"lab:CANARYPW").decode()
     assert server.queries[0] == "api_key=CANARYKEY"

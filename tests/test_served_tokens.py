@@ -7,6 +7,7 @@ from lclab.depth_sweep import run_depth_sweep
 from lclab.depth_sweep.parameters import Parameters as SweepParameters
 from lclab.models import (
     ContextLengthError,
+    Request,
     complete,
     context_window,
     count_prompt_tokens,
@@ -30,7 +31,7 @@ def test_the_servers_own_tokenizer_counts_exactly_what_the_server_reads(llama_se
     prompts = ["Hi.", "Count the words: one two three.", [{"role": "system", "content": "Be brief."},
                                                           {"role": "user", "content": "Paris is in which country?"}]]
     for prompt in prompts:
-        reply = complete(llama_server, prompt, stage="t", max_tokens=1)
+        reply = complete(llama_server, prompt, stage="t", request=Request(max_tokens=1))
         assert count_prompt_tokens(llama_server, prompt) == reply.prompt_tokens
 
 

@@ -4,6 +4,7 @@ import json
 import os
 
 import pytest
+from lclab.models import Request
 
 MODEL = "local/qwen2.5-coder-0.5b"
 
@@ -107,9 +108,9 @@ def test_a_one_token_verdict_pays_neither_the_grammar_nor_the_scoring_of_a_longe
     # One-token verdicts are read from the prompt's last logits (no generation to constrain, no reply to score).
     from lclab.planning.plan import reply_kind
 
-    assert reply_kind({"response_format": "json", "logprobs": True, "max_tokens": 32}) == (True, True)
-    assert reply_kind({"logprobs": True, "top_logprobs": 20, "max_tokens": 1}) == (False, False)
-    assert reply_kind({"temperature": 0.0, "max_tokens": 64}) == (False, False)
+    assert reply_kind(Request(response_format="json", logprobs=True, max_tokens=32)) == (True, True)
+    assert reply_kind(Request(logprobs=True, top_logprobs=20, max_tokens=1)) == (False, False)
+    assert reply_kind(Request(temperature=0.0, max_tokens=64)) == (False, False)
     assert reply_kind(None) == (False, False)
 
 

@@ -13,10 +13,11 @@ from ..qa import load_validated
 from ..qa.closed_book import closed_book_samples
 from ..retrieval.chunking import Chunker
 from ..runs.declared import declared
-from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
+from ..scoring.judges import judge_requests
 from ..text.context import IF_ABSENT
 from .parameters import Parameters
 from .run import EXPERIMENT, document_sets, prepare
+from ..models import Request
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -26,19 +27,20 @@ def plan(notebook: str, p: dict) -> list[dict]:
     plan) and their judges; unanswerable sets answered but never judged; the embedding stage; the closed-book
     arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again."""
     model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
-    judging = (judge_requests(p["self_consistency"]), JUDGE_MAX_TOKENS)
+    judging = judge_requests(p["self_consistency"])
+    answer = Request(max_tokens=p["max_answer_tokens"])  # as steps.Answering asks
     validated = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
     qa = validated[2]
     samples = prepare(declared(Parameters, p), validated)  # the run's own trials
     sets = document_sets(samples)
     if_absent = IF_ABSENT if p["unanswerable_share"] else ""
     long = [s for s in samples if s["method"] == "long_context"]
-    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, [s for s in long if s["answerable"]],
-                              p["max_answer_tokens"], *judging)
+    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, [s for s in long if s["answerable"]], answer,
+                              judging)
     rows = [named(rows[0], "answer, long context"), named(rows[1], "judge, long context")]
     if any(not s["answerable"] for s in long):
         rows.append(named(planned_replies(notebook, EXPERIMENT, "answer", model,
-                                          [s.input for s in long if not s["answerable"]], p["max_answer_tokens"]),
+                                          [s.input for s in long if not s["answerable"]], answer),
                           "answer, long context, unanswerable (refusal rule, no judge)"))
     chunker = Chunker(p["chunk_tokens"], "tokens")
     chunks = {(s.qa_id, s.noise_pct): chunker.split(s.docs) for s in sets}
@@ -61,14 +63,14 @@ def plan(notebook: str, p: dict) -> list[dict]:
         if judged:
             rows.append(named(planned_judges(notebook, EXPERIMENT, "judge", judge, "judge_correct", ("answer",),
                                              [Judged({"question": s.source.question, "gold_answer": s.target})
-                                              for s in judged], "answer", model, p["max_answer_tokens"], *judging),
+                                              for s in judged], "answer", model, p["max_answer_tokens"], judging),
                               f"judge, {label}"))
     # every set's chunks and its question, embedded for RAG
     rows.append(planned_embeddings(notebook, p["embedder"], [c.text for cs in chunks.values() for c in cs]
                                    + [s.question for s in sets]))
     if p["closed_book"]:  # the run's own closed-book samples: exact prompts, a judge call each
-        closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa),
-                                    p["max_answer_tokens"], *judging, stage="closed-book answer")
+        closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa), answer, judging,
+                                    stage="closed-book answer")
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]
     return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p["card_texts"])]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..models import complete
+from ..models import Request, complete
 from ..retrieval.chunking import Chunker
 from ..runs.folders import fingerprint
 from ..runs.runner import answer_columns
@@ -63,7 +63,7 @@ class TrialSteps:
             sample.source, self.store, self.embedder, self.chunker, sample["k"], self.index_dir))
 
     def _complete(self, prompt: str):
-        return complete(self.model, prompt, stage="answer", max_tokens=self.max_answer_tokens)
+        return complete(self.model, prompt, stage="answer", request=Request(max_tokens=self.max_answer_tokens))
 
     def _columns(self, reply) -> dict:
         out = answer_columns(reply)

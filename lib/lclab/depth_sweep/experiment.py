@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
-from ..models import budget_counters
+from ..models import Request, budget_counters
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import answers_and_judges, named, planned_replies
 from ..scoring.judge_card import planned_card
@@ -11,8 +11,8 @@ from ..qa import load_validated
 from ..qa.closed_book import closed_book_samples
 from ..runs.declared import declared
 from ..models.judge_choice import judge_spec
-from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
-from .needles import needle_trials
+from ..scoring.judges import judge_requests
+from .needles import needle_request, needle_trials
 from .parameters import Parameters
 from .sweep import EXPERIMENT, prepare, rebuild_prompt
 
@@ -26,17 +26,18 @@ def plan(notebook: str, p: dict) -> list[dict]:
     count, text = budget_counters(model)
     # The run's own trials; similar distractors would need the embedder (a model) to choose: planned as random ones.
     trials = prepare(declared(Parameters, p), validated, similar=False)
-    judging = (judge_requests(p["self_consistency"]), JUDGE_MAX_TOKENS)
-    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, trials, p["max_answer_tokens"],
-                              *judging, reuse_prefix=one_at_a_time_local(model, p))
+    judging = judge_requests(p["self_consistency"])
+    answer = Request(max_tokens=p["max_answer_tokens"])  # as sweep.run asks
+    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, trials, answer, judging,
+                              reuse_prefix=one_at_a_time_local(model, p))
     for k in (k for k in p["needles"] if k > 1):  # the run's own multi-needle samples, exact prompts
         needled = needle_trials(qa, pool, [k], p["context_tokens"], p["seed"], count, text)
         rows.append(planned_replies(notebook, EXPERIMENT, "multi-needle answer", model, [s.input for s in needled],
-                                    p["max_answer_tokens"] * k))
+                                    needle_request(p["max_answer_tokens"], k)))
         rows[-1] = named(rows[-1], f"answer, {k} needles")
     if p["closed_book"]:  # the run's own closed-book samples: exact prompts, a judge call each
-        closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa),
-                                    p["max_answer_tokens"], *judging, stage="closed-book answer")
+        closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa), answer, judging,
+                                    stage="closed-book answer")
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]
     return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p["card_texts"])]
 

@@ -8,7 +8,7 @@ import random
 
 import pandas as pd
 
-from ..models import complete
+from ..models import Request, complete
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step, answer_columns
 from ..runs.samples import Sample
@@ -19,6 +19,11 @@ from .haystacks import multi_needle, spread_depths
 
 KEY = ("group", "needles", "context_tokens", "fingerprint")
 
+
+
+def needle_request(max_answer_tokens: int, needles: int) -> Request:
+    """A multi-needle answer's request: room for every needle's answer (the run and its plan both ask this)."""
+    return Request(max_tokens=max_answer_tokens * needles)
 
 def needle_trials(qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], seed: int, count,
                   count_text) -> list[Sample]:
@@ -49,7 +54,7 @@ def run_needles(run: Run, model: str, qa: pd.DataFrame, pool, ks: list[int], bud
 
     def answer(trial: Sample, row: dict) -> dict:
         reply = complete(model, trial.input, stage="multi-needle answer",
-                         max_tokens=max_answer_tokens * trial["needles"])
+                         request=needle_request(max_answer_tokens, trial["needles"]))
         found = [contains_answer(reply.text, gold) for gold in trial.target]
         return {**answer_columns(reply), "found": found, "fraction_found": sum(found) / len(found)}
 

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from ..models import budget_counters, check_budget, complete, tokenizer_name
+from ..models import Request, budget_counters, check_budget, complete, tokenizer_name
 from ..models.embeddings import DEFAULT_EMBEDDER
 from ..models.judge_choice import choose_judge
 from ..qa import load_validated
@@ -133,7 +133,8 @@ def run_depth_sweep(p: Parameters) -> Result:
         trials = prepare(p, (loaded, pool, qa))
 
         def answer(s: Sample, row: dict) -> dict:
-            return answer_columns(complete(p.model, s.input, stage="answer", max_tokens=p.max_answer_tokens))
+            return answer_columns(complete(p.model, s.input, stage="answer",
+                                           request=Request(max_tokens=p.max_answer_tokens)))
 
         def judge(s: Sample, row: dict) -> dict:
             verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, p.self_consistency)

@@ -1,11 +1,12 @@
 """The only door to a model. Everything else in lclab calls a model through here.
 
     from lclab.models import complete
-    reply = complete("local/qwen2.5-coder-0.5b", "What is 2+2?", stage="answer", max_tokens=8)
+    reply = complete("local/qwen2.5-coder-0.5b", "What is 2+2?", stage="answer", request=Request(max_tokens=8))
 
 What lives behind the door, one module each:
 
     gateway.py       complete(): cache, retries, structured output, accounting around one backend call
+    request.py       Request: what one call asks besides its prompt, and the cache key it makes
     protocol.py      the Backend protocol every backend implements (Settings in, RawReply out)
     llama.py         llama.cpp in-process (the embedded models, any GGUF file)
     remote.py        any OpenAI-compatible endpoint
@@ -45,11 +46,12 @@ from .backends import (
     tokenizer_name,
 )
 from .gateway import Completion, cached, complete, prompt_sha256
+from .request import Request
 from .windows import within_window
 
 __all__ = [
     "ACCOUNTING", "Accounting", "Completion", "ContextLengthError", "FatalError", "LLMError",
-    "LogprobsUnavailableError", "MissingAPIKeyError", "ParseError", "RetryableError", "backend_for",
+    "LogprobsUnavailableError", "MissingAPIKeyError", "ParseError", "Request", "RetryableError", "backend_for",
     "budget_counters", "cached", "check_budget", "complete", "context_window", "count_prompt_tokens", "count_tokens",
     "prompt_sha256", "reset_backend_registry", "tokenizer_name", "within_window",
 ]

@@ -5,13 +5,12 @@ from __future__ import annotations
 from ..experiments import Experiment, Series, register
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import merged, named, planned_replies
-from ..scoring.logprob import TOP_LOGPROBS, score_request
+from ..scoring.logprob import score_request, with_logprobs
 from .evaluate import EXPERIMENT
 from .items import prepare
 from .labels import load_items
 from .parameters import Parameters
-from .pipeline import (NLI_SCHEMAS, NLI_TOKENS, PRONOUN_BATCH, PRONOUN_SCHEMA, REFUSAL_SCHEMA, batches,
-                       pronoun_budget, refusal_budget)
+from .pipeline import PRONOUN_BATCH, batches, nli_request, pronoun_request, refusal_request
 from .probability import VERDICT_STAGES
 from .run import nli_samples, pronoun_samples, refusal_samples
 
@@ -38,11 +37,10 @@ def plan(notebook: str, p: dict) -> list[dict]:
                 nli = nli_samples(prepared, variant, p["with_document"], p["order"])
                 if variant == "probability":
                     rows.append(planned_replies(notebook, EXPERIMENT, VERDICT_STAGES[0], model,
-                                                [s.input for s in nli], 1, reuse, **score_request(tag)))
+                                                [s.input for s in nli], score_request(tag), reuse))
                 else:
                     rows.append(planned_replies(notebook, EXPERIMENT, "nli", model, [s.input for s in nli],
-                                                NLI_TOKENS, reuse, response_format=NLI_SCHEMAS[variant],
-                                                logprobs=True, top_logprobs=TOP_LOGPROBS, cache_tag=tag))
+                                                with_logprobs(nli_request(variant, tag)), reuse))
                 rows[-1] = named(rows[-1], f"nli ({name})")
                 if variant != "same":
                     rows.append(named(_refusals(notebook, model, prepared, variant, tag), f"refusal ({name})"))
@@ -55,22 +53,20 @@ def _pronouns(notebook: str, model: str, prepared: dict, tag: str | None) -> dic
     for sample in pronoun_samples(prepared, True):
         for batch, prompt in zip(batches(sample["sentences"], PRONOUN_BATCH), sample.input):
             by_size.setdefault(len(batch), []).append(prompt)
-    return merged([planned_replies(notebook, EXPERIMENT, "pronouns", model, prompts, pronoun_budget(n),
-                                   response_format=PRONOUN_SCHEMA, cache_tag=tag)
+    return merged([planned_replies(notebook, EXPERIMENT, "pronouns", model, prompts, pronoun_request(n, tag))
                    for n, prompts in by_size.items()])
 
 
 def _refusals(notebook: str, model: str, prepared: dict, variant: str, tag: str | None) -> dict:
     samples = refusal_samples(prepared, variant)
     if variant == "probability":
-        return planned_replies(notebook, EXPERIMENT, VERDICT_STAGES[1], model, [s.input for s in samples], 1,
-                               **score_request(tag))
+        return planned_replies(notebook, EXPERIMENT, VERDICT_STAGES[1], model, [s.input for s in samples],
+                               score_request(tag))
     by_size: dict[int, list[str]] = {}
     for s in samples:
         by_size.setdefault(len(s["contents"]), []).append(s.input)
-    return merged([planned_replies(notebook, EXPERIMENT, "refusal", model, prompts, refusal_budget(n),
-                                   response_format=REFUSAL_SCHEMA, logprobs=True, top_logprobs=TOP_LOGPROBS,
-                                   cache_tag=tag) for n, prompts in by_size.items()])
+    return merged([planned_replies(notebook, EXPERIMENT, "refusal", model, prompts,
+                                   with_logprobs(refusal_request(n, tag))) for n, prompts in by_size.items()])
 
 
 EXPERIMENT_SPEC = register(Experiment(

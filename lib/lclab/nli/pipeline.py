@@ -16,7 +16,7 @@ Sentence conversion (`lclab.text.sentences`), then:
 from __future__ import annotations
 
 
-from ..models import ParseError, complete
+from ..models import ParseError, Request, complete
 from ..prompts import render, template
 from ..scoring.logprob import complete_with_logprobs, read_values
 from ..scoring.score import Score
@@ -100,9 +100,7 @@ def replace_pronouns(model: str, sentences: list[str], question: str,
     out, problems = [], []
     for batch, prompt in zip(batches(sentences, batch_size), pronoun_prompts(sentences, question, batch_size)):
         try:
-            reply = complete(model, prompt, stage="pronouns", response_format=PRONOUN_SCHEMA,
-                             validate=_count_check("sentences", len(batch)), max_tokens=pronoun_budget(len(batch)),
-                             cache_tag=cache_tag)
+            reply = complete(model, prompt, stage="pronouns", request=pronoun_request(len(batch), cache_tag))
         except ParseError as err:
             problems.append(f"pronoun replacement kept the original {len(batch)} sentences: {err}")
             out.extend(batch)
@@ -175,9 +173,8 @@ def judge_hypothesis(model: str, variant: str, premise: str, hypothesis: str, do
                      cache_tag: str | None = None, max_tokens: int = NLI_TOKENS) -> Verdict:
     """Facts, explanations and tags, each tag with the probability of "supported" read at its first token
     (renormalized over the three tags; 1 or 0 from the tag itself, flagged, where there are no logprobs)."""
-    reply, has_logprobs = complete_with_logprobs(
-        model, nli_messages(variant, premise, hypothesis, document), stage="nli",
-        response_format=NLI_SCHEMAS[variant], validate=_facts_check, max_tokens=max_tokens, cache_tag=cache_tag)
+    reply, has_logprobs = complete_with_logprobs(model, nli_messages(variant, premise, hypothesis, document), "nli",
+                                                 nli_request(variant, cache_tag, max_tokens))
     facts = [dict(f) for f in reply.json["facts"]]
     for fact, read in zip(facts, read_values(reply, has_logprobs, "tag", TAGS, ENTAILED, [f["tag"] for f in facts])):
         fact.update(p_supported=read.score, p_source=read.source)
@@ -224,9 +221,27 @@ def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> 
     if not texts:
         return []
     prompt = refusal_batch_prompt(texts)
-    reply, has_logprobs = complete_with_logprobs(
-        model, prompt, stage="refusal", response_format=REFUSAL_SCHEMA, validate=_refusal_check(len(texts)),
-        max_tokens=refusal_budget(len(texts)), cache_tag=cache_tag)
+    reply, has_logprobs = complete_with_logprobs(model, prompt, "refusal", refusal_request(len(texts), cache_tag))
     tags = [bool(t["refusal"]) for t in reply.json["tags"]]
     reads = read_values(reply, has_logprobs, "refusal", ("true", "false"), "true", [str(t).lower() for t in tags])
     return [Score(tag, str(tag).lower(), metadata={"p": r.score, "source": r.source}) for tag, r in zip(tags, reads)]
+
+
+# -- the requests each stage sends (the run's, and the plan's lookups: nli.experiment) -------------------------
+
+def pronoun_request(n: int, cache_tag: str | None = None) -> Request:
+    """A batch of `n` sentences with their pronouns replaced."""
+    return Request(max_tokens=pronoun_budget(n), response_format=PRONOUN_SCHEMA,
+                   validate=_count_check("sentences", n), cache_tag=cache_tag)
+
+
+def nli_request(variant: str, cache_tag: str | None = None, max_tokens: int = NLI_TOKENS) -> Request:
+    """One hypothesis's facts, explanations and tags (asked with logprobs where the endpoint gives them)."""
+    return Request(max_tokens=max_tokens, response_format=NLI_SCHEMAS[variant], validate=_facts_check,
+                   cache_tag=cache_tag)
+
+
+def refusal_request(n: int, cache_tag: str | None = None) -> Request:
+    """A batch of `n` texts tagged as refusals or not (asked with logprobs where the endpoint gives them)."""
+    return Request(max_tokens=refusal_budget(n), response_format=REFUSAL_SCHEMA, validate=_refusal_check(n),
+                   cache_tag=cache_tag)

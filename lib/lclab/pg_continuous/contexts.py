@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..models import complete
+from ..models import Request, complete
 from ..paths import repo_path
 from ..prompts import render
 from ..qa import qa_shape
@@ -64,6 +64,7 @@ def contexts_table(contexts: list[Context]) -> pd.DataFrame:
 
 
 GENERATION_TOKENS = 400  # a question and its golden response, as JSON
+GENERATION = Request(max_tokens=GENERATION_TOKENS, response_format=QA_SCHEMA, validate=qa_shape)  # run and plan
 
 
 def generation_prompt(golden: list[Context]) -> str:
@@ -75,8 +76,7 @@ def generate_golden(model: str, golden: list[Context]) -> dict:
     """One cached call: a question over all four golden chunks and its golden response."""
     if len(golden) != 4:
         raise ValueError(f"the generation prompt takes exactly 4 golden passages, got {len(golden)}")
-    reply = complete(model, generation_prompt(golden), stage="generate", response_format=QA_SCHEMA, validate=qa_shape,
-                     max_tokens=GENERATION_TOKENS)
+    reply = complete(model, generation_prompt(golden), stage="generate", request=GENERATION)
     return {"question": reply.json["question"].strip(), "answer": reply.json["answer"].strip()}
 
 

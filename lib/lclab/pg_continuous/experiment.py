@@ -11,8 +11,8 @@ from ..prompts import render
 from ..retrieval.chunking import Chunker
 from ..scoring.logprob import score_request
 from ..text.corpus import load_corpus
-from .contexts import GENERATION_TOKENS, QA_SCHEMA, generation_prompt, load_reviewed, pick_contexts
-from .facts import FACTS_SCHEMAS, FACTS_TOKENS, STYLES, fact_samples, unique_facts
+from .contexts import GENERATION, GENERATION_TOKENS, generation_prompt, load_reviewed, pick_contexts
+from .facts import FACTS_TOKENS, STYLES, fact_samples, facts_prompt, facts_request, unique_facts
 from .parameters import Parameters
 from .run import EXPERIMENT
 
@@ -25,18 +25,15 @@ def plan(notebook: str, p: dict) -> list[dict]:
     contexts = pick_contexts(chunks, p["essay"], p["start"], 4, p["n_noisy"], p["seed"])
     golden = [c for c in contexts if c.golden]
     prompt = generation_prompt(golden)
-    rows = [planned_replies(notebook, EXPERIMENT, "generate", model, [prompt], GENERATION_TOKENS,
-                            response_format=QA_SCHEMA)]
+    rows = [planned_replies(notebook, EXPERIMENT, "generate", model, [prompt], GENERATION)]
     reviewed = load_reviewed(p["reviewed_qa_path"], golden) if p["reviewed_qa_path"] else None
-    answer = (reviewed or _json(cached_answers(model, [prompt], GENERATION_TOKENS, response_format=QA_SCHEMA)[0])
-              or {}).get("answer")
+    answer = (reviewed or _json(cached_answers(model, [prompt], GENERATION)[0]) or {}).get("answer")
     facts, fact_rows = {}, []
     for style, name in STYLES.items():
         if answer:  # the exact extraction prompt; its facts, where the reply is cached
-            facts_prompt = render(name, response=answer.strip())
-            fact_rows.append(planned_replies(notebook, EXPERIMENT, "facts", model, [facts_prompt], FACTS_TOKENS,
-                                             response_format=FACTS_SCHEMAS[style]))
-            hit = cached(model, facts_prompt, max_tokens=FACTS_TOKENS, response_format=FACTS_SCHEMAS[style])
+            extraction = facts_prompt(style, answer)
+            fact_rows.append(planned_replies(notebook, EXPERIMENT, "facts", model, [extraction], facts_request(style)))
+            hit = cached(model, extraction, facts_request(style))
             listed = (_json(hit["text"]) or {}).get("facts") if hit else None
             if isinstance(listed, list):
                 facts[style] = unique_facts(listed)[:p["max_facts"] or None]
@@ -45,11 +42,11 @@ def plan(notebook: str, p: dict) -> list[dict]:
             reply, _ = reply_tokens(EXPERIMENT, "facts", model, FACTS_TOKENS)
             fact_rows.append(estimated(notebook, "facts", model,
                                        [template_prompt_tokens(model, name, {"response": size})], reply, source,
-                                       request={"response_format": FACTS_SCHEMAS[style], "max_tokens": FACTS_TOKENS}))
+                                       request=facts_request(style)))
     rows.append(merged(fact_rows))
     known = fact_samples(facts, contexts)
-    score_rows = [planned_replies(notebook, EXPERIMENT, "score", model, [s.input for s in known], 1,
-                                  reuse_prefix=True, **score_request())] if known else []
+    score_rows = [planned_replies(notebook, EXPERIMENT, "score", model, [s.input for s in known], score_request(),
+                                  reuse_prefix=True)] if known else []
     unknown = [style for style in STYLES if style not in facts]
     if unknown:  # facts not known yet: each priced by its context's exact text and a fact of the list's share
         # how many facts a list holds is the extraction's to say: earlier runs' mean, else the declared prior
@@ -62,8 +59,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
         stand_ins = [f"(fact {j} not extracted yet)" + " word" * max(0, round(fact_size) - 8)
                      for j in range(per_context)]
         prompts = [render("fact_in_context", context=c.chunk.text, fact=fact) for c in contexts for fact in stand_ins]
-        score_rows.append(named(planned_replies(notebook, EXPERIMENT, "score", model, prompts, 1, reuse_prefix=True,
-                                                **score_request()),
+        score_rows.append(named(planned_replies(notebook, EXPERIMENT, "score", model, prompts, score_request(),
+                                                reuse_prefix=True),
                                 f"score, {per_list:.1f} {source} (estimated; replies: one token)"))
     return rows + [merged(score_rows)]
 

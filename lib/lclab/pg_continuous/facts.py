@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from ..models import LogprobsUnavailableError, MissingAPIKeyError, complete
+from ..models import LogprobsUnavailableError, MissingAPIKeyError, Request, complete
 from ..prompts import render, template
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
@@ -52,12 +52,21 @@ def _facts_shape(reply) -> str | None:
     return None
 
 
+def facts_prompt(style: str, response: str) -> str:
+    """The exact prompt that lists the facts of `response` in `style` (the run's, and its plan's)."""
+    return render(STYLES[style], response=response)
+
+
+def facts_request(style: str) -> Request:
+    """The fact extraction's request in `style` (the run's, and its plan's)."""
+    return Request(max_tokens=FACTS_TOKENS, response_format=FACTS_SCHEMAS[style], validate=_facts_shape)
+
+
 def extract_facts(model: str, response: str, style: str) -> dict:
     """The unique facts of `response` with the IO or the chain-of-thought prompt (one cached call)."""
     if style not in STYLES:
         raise ValueError(f"fact style must be one of {sorted(STYLES)}, got {style!r}")
-    reply = complete(model, render(STYLES[style], response=response), stage="facts",
-                     response_format=FACTS_SCHEMAS[style], validate=_facts_shape, max_tokens=FACTS_TOKENS)
+    reply = complete(model, facts_prompt(style, response), stage="facts", request=facts_request(style))
     facts = unique_facts(reply.json["facts"])
     return {"style": style, "facts": facts, "listed": len(reply.json["facts"]),
             "reasoning": reply.json.get("reasoning", "")}

@@ -21,7 +21,7 @@ import math
 import pandas as pd
 import yaml
 
-from ..models import cached, count_prompt_tokens
+from ..models import Request, cached, count_prompt_tokens
 from ..models.backends import shared_prefix_tokens
 from ..paths import PARAMS
 # The speeds a call is priced at live in lclab.planning.speed; these names are imported from here too.
@@ -44,7 +44,7 @@ def cost_for(model: str, prompt_tokens: float, completion_tokens: float) -> floa
 
 
 def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, prompt: float, completion: float,
-        todo: list[tuple[int, int]] | None = None, request: dict | None = None) -> dict:
+        todo: list[tuple[int, int]] | None = None, request: Request | None = None) -> dict:
     """One plan row. Time and cost are for the calls not cached. `todo`, when known: per call still to
     make, (its prompt tokens, the tokens of it the model already holds from the previous call); else
     the calls are taken to share the prompt tokens equally, none reused. `request`: what the calls ask besides
@@ -105,20 +105,20 @@ def _shared_prefix_tokens(model: str, before, prompt) -> int:
     return shared_prefix_tokens(model, before, prompt)
 
 
-def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_tokens: int,
-                    reuse_prefix: bool = False, reply: float | None = None, **request) -> list[dict]:
+def planned_answers(notebook: str, stage: str, model: str, prompts: list, request: Request,
+                    reuse_prefix: bool = False, reply: float | None = None) -> list[dict]:
     """One plan row: an answer per prompt, each looked up in the cache and counted at its own length.
 
     `reuse_prefix`: the prompts are sent one at a time, in this order, to a local model, which keeps the
-    prefix a prompt shares with the one before it and reads only the rest. `request`: the rest of the request
-    as the run sends it (response_format, ...), for the cache lookup. `reply`: the tokens of a reply not cached
-    (what earlier runs measured, lclab.planning.stages), else `max_tokens`."""
-    hits = [cached(model, p, max_tokens=max_tokens, **request) for p in prompts]
+    prefix a prompt shares with the one before it and reads only the rest. `request`: the run's own request
+    for these calls (the same object, so the cache lookup is the run's key). `reply`: the tokens of a reply not
+    cached (what earlier runs measured, lclab.planning.stages), else the request's budget."""
+    hits = [cached(model, p, request) for p in prompts]
     # A call that an earlier notebook or stage of the plan being made has priced is in the cache when this runs.
-    again = [hit is None and priced_before(model, p, max_tokens, request) for p, hit in zip(prompts, hits)]
+    again = [hit is None and priced_before(model, p, request) for p, hit in zip(prompts, hits)]
     lengths = [count_prompt_tokens(model, p) for p in prompts]
     done = [h for h in hits if h is not None]
-    reply = max_tokens if reply is None else reply
+    reply = request.max_tokens if reply is None else reply
     answered_tokens = sum(h["completion_tokens"] for h in done) + reply * (len(prompts) - len(done))
     # Time is spent on the prompts not cached, at their own lengths (one long prompt costs more than
     # several short ones of the same total), less what the previous call left in the KV cache.
@@ -129,15 +129,15 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, max_to
             todo.append((n, min(kept, n)))
             previous = prompt
     return [row(notebook, stage, model, len(prompts), len(done) + sum(again), sum(lengths), answered_tokens, todo,
-                request | {"max_tokens": max_tokens})]
+                request)]
 
 
-def reply_kind(request: dict | None) -> tuple[bool, bool]:
+def reply_kind(request: Request | None) -> tuple[bool, bool]:
     """(decoded under a JSON grammar, logprobs read after the reply) for a call's request: a one-token reply with
     logprobs is read from the prompt's last logits, with neither cost (lclab.models.llama)."""
-    request = request or {}
-    one_token = request.get("max_tokens") == 1 and request.get("logprobs")
-    return bool(request.get("response_format")) and not one_token, bool(request.get("logprobs")) and not one_token
+    request = request or Request()
+    one_token = request.max_tokens == 1 and request.logprobs
+    return bool(request.response_format) and not one_token, bool(request.logprobs) and not one_token
 
 
 # What the plan being made has priced so far (None outside one): every exact call, and how many answers to each judged
@@ -159,11 +159,11 @@ def plan_scope():
         _scope = None
 
 
-def priced_before(model: str, prompt, max_tokens: int, request: dict) -> bool:
+def priced_before(model: str, prompt, request: Request) -> bool:
     """Whether the plan being made has priced this exact call already; records it if not."""
     if _scope is None:
         return False
-    key = (model, json.dumps(prompt, sort_keys=True), max_tokens, json.dumps(request, sort_keys=True, default=str))
+    key = (model, json.dumps(prompt, sort_keys=True), json.dumps(request.keyed(), sort_keys=True, default=str))
     if key in _scope["asked"]:
         return True
     _scope["asked"].add(key)

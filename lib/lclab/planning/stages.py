@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths
-from ..models import cached, count_prompt_tokens, count_tokens
+from ..models import Request, cached, count_prompt_tokens, count_tokens
 from ..prompts import fields, render
 from .plan import answers_judged_before, planned_answers, row
 from .priors import ANSWER_SPREAD, expected_count, expected_reply
@@ -130,11 +130,12 @@ def text_tokens(model: str, texts: list[str]) -> float:
 
 
 def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply: float, source: str,
-              repeated: float = 0.0, request: dict | None = None) -> dict:
+              repeated: float = 0.0, request: Request | None = None) -> dict:
     """A plan row for calls whose prompts are priced, not built: `prompts` holds each call's prompt tokens
     (template_prompt_tokens), `reply` each reply's tokens, `source` where that reply size comes from;
     `repeated` the share expected to repeat a prompt already asked (answered from the cache, no time);
-    `request` what the calls ask besides their prompt (a response format, logprobs, max_tokens: plan.row)."""
+    `request` the run's request for these calls (a response format, logprobs and the budget price a reply:
+    plan.row)."""
     repeats = round(len(prompts) * repeated)
     todo = [(round(n), 0) for n in prompts]
     return row(notebook, f"{stage} (estimated; replies: {source})", model, len(prompts), repeats, sum(prompts),
@@ -217,12 +218,13 @@ class Judged:
 
 def planned_judges(notebook: str, experiment: str, stage: str, judge: str, template: str, slots: tuple[str, ...],
                    items: list[Judged], answer_stage: str, answer_model: str, answer_budget: int,
-                   requests: list[dict], reply_budget: int) -> dict:
+                   requests: list[Request]) -> dict:
     """The calls of a stage that reads an earlier stage's replies (a judge reading answers): `slots` the template's
-    fields that reply fills, `requests` the cache settings of each call per item (the verdict, then any
+    fields that reply fills, `requests` the run's own request of each call per item (the verdict, then any
     self-consistency samples). An item whose earlier reply is cached has its prompt built and looked up; the
     others are priced by the template with the slots at the earlier reply's measured size (else its budget)."""
     exact, priced, unknown = [], [], []
+    reply_budget = requests[0].max_tokens
     answer_size, _ = reply_tokens(experiment, answer_stage, answer_model, answer_budget)
     reply, source = reply_tokens(experiment, stage, judge, reply_budget)
     for item in items:
@@ -233,40 +235,39 @@ def planned_judges(notebook: str, experiment: str, stage: str, judge: str, templ
             stand_in = {slot: answer_size / len(slots) for slot in slots}
             priced.append(template_prompt_tokens(judge, template, stand_in, **item.known))
             unknown.append(item)
-    rows = [planned_answers(notebook, stage, judge, exact, reply_budget, reply=reply, **request)[0]
-            for request in requests]
+    rows = [planned_answers(notebook, stage, judge, exact, request, reply=reply)[0] for request in requests]
     spread, said = answer_spread(experiment) if unknown else (1.0, "")
     share = repeat_share(judge, template, unknown, spread)
     rows.append(estimated(notebook, stage, judge, priced * len(requests), reply,
                           f"{source}; {share:.0%} repeats, {said} ({spread:.2f})" if share else source, share,
-                          requests[0] | {"max_tokens": reply_budget}))
+                          requests[0]))
     return merged(rows)
 
 
-def cached_answers(model: str, prompts: list, max_tokens: int, **request) -> list[str | None]:
-    """The reply text of each prompt's answering call where it is in the cache, else None."""
-    hits = [cached(model, p, max_tokens=max_tokens, **request) for p in prompts]
+def cached_answers(model: str, prompts: list, request: Request) -> list[str | None]:
+    """The reply text of each prompt's call (the run's `request`) where it is in the cache, else None."""
+    hits = [cached(model, p, request) for p in prompts]
     return [h["text"] if h is not None else None for h in hits]
 
 
-def planned_replies(notebook: str, experiment: str, stage: str, model: str, prompts: list, max_tokens: int,
-                    reuse_prefix: bool = False, **request) -> dict:
-    """A first stage's calls (`planned_answers`: exact prompts, looked up in the cache), each reply not cached
-    priced at what earlier runs measured for the stage (else at `max_tokens`)."""
-    reply, _ = reply_tokens(experiment, stage, model, max_tokens)
-    return planned_answers(notebook, stage, model, prompts, max_tokens, reuse_prefix, reply=reply, **request)[0]
+def planned_replies(notebook: str, experiment: str, stage: str, model: str, prompts: list, request: Request,
+                    reuse_prefix: bool = False) -> dict:
+    """A first stage's calls (`planned_answers`: exact prompts, looked up in the cache under the run's `request`),
+    each reply not cached priced at what earlier runs measured for the stage (else at the request's budget)."""
+    reply, _ = reply_tokens(experiment, stage, model, request.max_tokens)
+    return planned_answers(notebook, stage, model, prompts, request, reuse_prefix, reply=reply)[0]
 
 
-def answers_and_judges(notebook: str, experiment: str, model: str, judge: str, samples: list, max_tokens: int,
-                       judge_requests: list[dict], judge_budget: int, stage: str = "answer",
-                       reuse_prefix: bool = False) -> list[dict]:
-    """An answer per sample (its `input`, the exact prompt) and the seed's correctness judge on each (the question
-    from `sample.source.question`, the reference from `sample.target`), one call per entry of `judge_requests`."""
+def answers_and_judges(notebook: str, experiment: str, model: str, judge: str, samples: list, answer: Request,
+                       judge_requests: list[Request], stage: str = "answer", reuse_prefix: bool = False) -> list[dict]:
+    """An answer per sample (its `input`, the exact prompt, asked with the run's `answer` request) and the seed's
+    correctness judge on each (the question from `sample.source.question`, the reference from `sample.target`),
+    one call per entry of `judge_requests`."""
     prompts = [s.input for s in samples]
-    answers = cached_answers(model, prompts, max_tokens)
+    answers = cached_answers(model, prompts, answer)
     items = [Judged({"question": s.source.question, "gold_answer": s.target}, None if a is None else {"answer": a})
              for s, a in zip(samples, answers)]
-    return [planned_replies(notebook, experiment, stage, model, prompts, max_tokens, reuse_prefix),
+    return [planned_replies(notebook, experiment, stage, model, prompts, answer, reuse_prefix),
             planned_judges(notebook, experiment, "judge", judge, "judge_correct", ("answer",), items, stage, model,
-                           max_tokens, judge_requests, judge_budget)]
+                           answer.max_tokens, judge_requests)]
 

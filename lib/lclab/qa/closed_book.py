@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..models import complete
+from ..models import Request, complete
 from ..prompts import render
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step, answer_columns
@@ -33,7 +33,8 @@ def run_closed_book(run: Run, model: str, judge_model: str, qa: pd.DataFrame, ma
                     self_consistency: int, workers: int) -> pd.DataFrame:
     """Answer and judge every QA pair closed-book (resumable: closed_book.jsonl in the run folder)."""
     def answer(s: Sample, row: dict) -> dict:
-        return answer_columns(complete(model, s.input, stage="closed-book answer", max_tokens=max_answer_tokens))
+        return answer_columns(complete(model, s.input, stage="closed-book answer",
+                                       request=Request(max_tokens=max_answer_tokens)))
 
     def judge(s: Sample, row: dict) -> dict:
         verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, self_consistency)

@@ -11,7 +11,7 @@ import random
 
 import pandas as pd
 
-from ..models import ParseError, complete
+from ..models import ParseError, Request, complete
 from ..prompts import render
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step
@@ -37,6 +37,11 @@ def _supported_shape(reply) -> str | None:
     return None if isinstance(reply.get("supported"), bool) else "the JSON object needs a boolean `supported` key"
 
 
+
+# The requests of the two stages, as the run sends them and the plan looks them up (qa.planned).
+GENERATION = Request(max_tokens=GENERATION_TOKENS, response_format="json", validate=qa_shape)
+VALIDATION = Request(max_tokens=VALIDATION_TOKENS, response_format="json", validate=_supported_shape)
+
 def generation_prompt(passage: Document, low_overlap: bool = False) -> str:
     """The exact prompt that asks for one QA pair about a passage."""
     return render("qa_generation_low_overlap" if low_overlap else "qa_generation", context=passage.text)
@@ -50,15 +55,14 @@ def validation_prompt(passage: Document, question: str, answer: str) -> str:
 def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> dict:
     """One QA pair for a passage plus the two automatic checks, and how many of the question's content words the
     passage holds (`question_overlap`; a low-overlap question, NoLiMa's kind, keeps it low)."""
-    ask = dict(stage="qa_generation", response_format="json", validate=qa_shape)
+    prompt = generation_prompt(passage, low_overlap)
     try:
-        qa = complete(model, generation_prompt(passage, low_overlap), max_tokens=GENERATION_TOKENS, **ask).json
+        qa = complete(model, prompt, stage="qa_generation", request=GENERATION).json
     except ParseError:  # most often a pair cut at the budget: asked once more with room for a long answer
-        qa = complete(model, generation_prompt(passage, low_overlap), max_tokens=RETRY_TOKENS, **ask).json
+        qa = complete(model, prompt, stage="qa_generation", request=GENERATION.but(max_tokens=RETRY_TOKENS)).json
     question, answer = qa["question"].strip(), qa["answer"].strip()
-    check = complete(model, validation_prompt(passage, question, answer),
-                     stage="qa_validation", response_format="json", max_tokens=VALIDATION_TOKENS,
-                     validate=_supported_shape).json
+    check = complete(model, validation_prompt(passage, question, answer), stage="qa_validation",
+                     request=VALIDATION).json
     return {"question": question, "answer": answer,
             "answer_in_source": contains_answer(passage.text, answer),
             "llm_supported": check["supported"], "question_overlap": content_overlap(question, passage.text)}

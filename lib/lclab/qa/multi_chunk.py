@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..models import complete
+from ..models import Request, complete
 from ..paths import repo_path
 from ..prompts import render
 from ..retrieval.chunking import Chunk, Chunker
@@ -61,8 +61,8 @@ def candidate_prompt(triple: list[Chunk]) -> str:
 
 
 def generate_candidate(model: str, triple: list[Chunk]) -> dict:
-    reply = complete(model, candidate_prompt(triple), stage="qa_generation", response_format="json", max_tokens=200,
-                     validate=qa_shape).json
+    reply = complete(model, candidate_prompt(triple), stage="qa_generation",
+                     request=Request(response_format="json", max_tokens=200, validate=qa_shape)).json
     return {"question": reply["question"].strip(), "answer": reply["answer"].strip()}
 
 

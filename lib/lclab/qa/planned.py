@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..models.jsonparse import JSONParseError, parse_json_object
 from ..planning.stages import Judged, cached_answers, planned_judges, planned_replies
 from ..text.corpus import Document
-from .generate import GENERATION_TOKENS, VALIDATION_TOKENS, generation_samples
+from .generate import GENERATION, GENERATION_TOKENS, VALIDATION, generation_samples
 
 
 def cached_pair(reply: str | None) -> dict | None:
@@ -24,11 +24,9 @@ def planned_generation(notebook: str, experiment: str, model: str, chosen: list[
                        low_overlap: bool = False) -> tuple[list[dict], list[dict | None]]:
     """(the generation and validation plan rows, each passage's pair where its generation is cached)."""
     prompts = [s.input for s in generation_samples(chosen, low_overlap)]
-    generation = planned_replies(notebook, experiment, "qa_generation", model, prompts, GENERATION_TOKENS,
-                                 response_format="json")
-    pairs = [cached_pair(text) for text in cached_answers(model, prompts, GENERATION_TOKENS, response_format="json")]
+    generation = planned_replies(notebook, experiment, "qa_generation", model, prompts, GENERATION)
+    pairs = [cached_pair(text) for text in cached_answers(model, prompts, GENERATION)]
     items = [Judged({"context": passage.text}, pair) for passage, pair in zip(chosen, pairs)]
     validation = planned_judges(notebook, experiment, "qa_validation", model, "qa_supported", ("question", "answer"),
-                                items, "qa_generation", model, GENERATION_TOKENS, [{"response_format": "json"}],
-                                VALIDATION_TOKENS)
+                                items, "qa_generation", model, GENERATION_TOKENS, [VALIDATION])
     return [generation, validation], pairs

@@ -11,7 +11,7 @@ from .data import load_documents, load_samples
 from .options import Options
 from .parameters import Parameters
 from .rules import METRICS, SCORES
-from .run import EXPERIMENT, prepare
+from .run import EXPERIMENT, answer_request, prepare
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -26,9 +26,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
         inputs = [s.input for s in prepare(config, items, docs, options)]
         # The embedded engine answers one call at a time whatever the run's threads, and every prompt opens with the
         # same system message and instructions (~200 tokens): llama.cpp keeps them from the call before.
-        rows.append(planned_replies(notebook, EXPERIMENT, "rag_ifeval answer", config.spec, inputs, config.max_tokens,
-                                    reuse_prefix=config.spec.startswith("local/"), temperature=config.temperature,
-                                    text_completion=options.text_completion))
+        rows.append(planned_replies(notebook, EXPERIMENT, "rag_ifeval answer", config.spec, inputs,
+                                    answer_request(config, options), reuse_prefix=config.spec.startswith("local/")))
     return rows
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..models import MissingAPIKeyError, complete
+from ..models import MissingAPIKeyError, Request, complete
 from ..models.configs import ModelConfig, model_config
 from ..runs.folders import ItemLog, fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, run_trials
@@ -44,6 +44,12 @@ def prepare(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, str
     return out
 
 
+def answer_request(config: ModelConfig, options: Options) -> Request:
+    """The answering call's request for one model (the run's, and its plan's lookup)."""
+    return Request(max_tokens=config.max_tokens, temperature=config.temperature,
+                   text_completion=options.text_completion, retry=config.retry)
+
+
 def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, str], options: Options,
               quiet: bool = False, run: Run | None = None) -> list[dict]:
     """Answer and score every sample; one row per sample, appended to options.log_path as it finishes.
@@ -60,9 +66,7 @@ def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, s
     samples = prepare(config, items, docs, options)
 
     def answer(sample: Sample, row: dict) -> dict:
-        reply = complete(config.spec, sample.input, stage="rag_ifeval answer", max_tokens=config.max_tokens,
-                         temperature=config.temperature, text_completion=options.text_completion,
-                         retry=config.retry)
+        reply = complete(config.spec, sample.input, stage="rag_ifeval answer", request=answer_request(config, options))
         scored = judge.evaluate(Answer(reply.text, tuple(sample["context"])), sample.target)
         return {**answer_columns(reply), "finish_reason": reply.finish_reason,
                 **scored.columns("scores", answer="normalized"),

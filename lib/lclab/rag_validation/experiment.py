@@ -10,7 +10,7 @@ from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS
 from ..qa.planned import planned_generation
 from ..runs.declared import declared
-from ..scoring.claims import CHECK_STAGE, CLAIMS_SCHEMA, claims_budget
+from ..scoring.claims import CHECK_STAGE, claims_request
 from ..scoring.judge_card import planned_card
 from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from .parameters import Parameters
@@ -49,7 +49,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
             {"passages": passages} if template == "judge_faithfulness" else {}) for t in tokens]
         verdict, said = reply_tokens(EXPERIMENT, stage, judge, JUDGE_MAX_TOKENS)
         rows.append(estimated(notebook, stage, judge, [template_prompt_tokens(judge, template, s) for s in slots]
-                              * samples, verdict, said, request=judge_requests()[0] | {"max_tokens": JUDGE_MAX_TOKENS}))
+                              * samples, verdict, said, request=judge_requests()[0]))
     if p["claim_metrics"]:
         rows += planned_claims(notebook, judge, tokens, answer, passages / p["answer_k"], p["answer_k"])
     kinds = ("answer_correct", "rag_relevance", "rag_faithfulness") + (
@@ -65,7 +65,8 @@ def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float,
     """The claim diagnostics by their templates: two extraction calls per question (the answer, the reference), then
     one check per claim of either text against the other text and each of the k chunks the answer read, at the
     claims a text earlier runs extracted (else the declared prior: how many there are is the extraction's to say)."""
-    said = reply_tokens(EXPERIMENT, "claims", judge, claims_budget("x" * int(4 * answer)))
+    extract = claims_request("x" * int(4 * answer))  # an answer of the measured size, as the run asks for it
+    said = reply_tokens(EXPERIMENT, "claims", judge, extract.max_tokens)
     extraction = [template_prompt_tokens(judge, "claim_extraction", {"question": t["question"], "sentences": text},
                                          n="2") for t in tokens for text in (answer, t["answer"])]
     per_text, source = fan_out(EXPERIMENT, "claims per text", CHECK_STAGE, "claims", judge, 1 + k)
@@ -74,7 +75,7 @@ def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float,
                                                            "claim": claim})
               for t in tokens for premise in (answer, t["answer"], *[chunk] * (2 * k))]
     checks = [checks[i % len(checks)] for i in range(round(len(checks) * per_text))]  # per_text checks a premise
-    return [estimated(notebook, "claims", judge, extraction, *said, request={"response_format": CLAIMS_SCHEMA}),
+    return [estimated(notebook, "claims", judge, extraction, *said, request=extract),
             named(estimated(notebook, CHECK_STAGE, judge, checks, 1, "one token"),
                   f"{CHECK_STAGE}, {per_text:.1f} {source}")]
 

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from ..models import complete
+from ..models import Request, complete
 from ..models.embeddings import get_embedder
 from ..models.judge_choice import choose_judge
 from ..prompts import render
@@ -177,7 +177,8 @@ def run_rag_validation(p: Parameters) -> Result:
             q = s.source
             hits = index.search(q.question, p.max_k)
             reply = complete(p.model, render("rag_answer", passages=format_passages(hits[:p.answer_k]),
-                                             question=q.question), stage="answer", max_tokens=p.max_answer_tokens)
+                                             question=q.question), stage="answer",
+                             request=Request(max_tokens=p.max_answer_tokens))
             return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
                     "passages": format_passages(hits[:p.answer_k]), **answer_columns(reply)}
 

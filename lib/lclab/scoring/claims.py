@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..models import ParseError, complete
+from ..models import ParseError, Request, complete
 from ..prompts import render
 from ..stats.clusters import cluster_mean_ci
 from ..text.sentences import to_sentences
@@ -66,14 +66,18 @@ def claims_budget(text: str) -> int:
     return int(min(CLAIMS_CEILING, max(CLAIMS_TOKENS, 64 + CLAIMS_PER_CHAR * len(text))))
 
 
+def claims_request(text: str, cache_tag: str | None = None) -> Request:
+    """The extraction's request for `text` (the run's, and the plan's for its price)."""
+    return Request(max_tokens=claims_budget(text), response_format=CLAIMS_SCHEMA, cache_tag=cache_tag)
+
+
 def extract_claims(model: str, question: str, text: str, cache_tag: str | None = None) -> list[str]:
     """The claims of one text; [] for an empty text. A reply that stays unreadable raises ParseError (the item
     fails with it; it never counts as "no claims")."""
     prompt = extraction_prompt(question, text)
     if prompt is None:
         return []
-    reply = complete(model, prompt, stage="claims", response_format=CLAIMS_SCHEMA, max_tokens=claims_budget(text),
-                     cache_tag=cache_tag)
+    reply = complete(model, prompt, stage="claims", request=claims_request(text, cache_tag))
     return [c.strip() for c in reply.json["claims"] if isinstance(c, str) and c.strip()]
 
 
@@ -199,4 +203,4 @@ def claim_score(model: str, question: str, response: str, reference: str, chunks
 
 
 __all__ = ["CHECK_STAGE", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claims_budget",
-           "claim_score", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]
+           "claims_request", "claim_score", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]

@@ -181,9 +181,13 @@ def planned_card(notebook: str, experiment: str, judge: str, kind: str, n_texts:
     """The judge's card on `kind`'s shipped texts (lclab.scoring.judge_card): the texts not yet kept for this
     judge, priced in prompt order as the card sends them; a text another notebook of the same plan already
     judges is counted there only (one card per judge and kind, kept in the home folder)."""
+    from ..models import Request
     from ..planning.plan import priced_once
     from ..planning.stages import named, planned_replies
 
     prompts = sorted(priced_once("judge card", judge, prompts_to_judge(judge, kind, n_texts or None)))
-    return named(planned_replies(notebook, experiment, "judge card", judge, prompts, KINDS[kind].max_tokens,
-                                 reuse_prefix=judge.startswith("local/")), f"judge card ({kind})")
+    # The card's verdicts are kept in its own store, so these prompts are the ones not judged yet; the request
+    # prices the reply only.
+    return named(planned_replies(notebook, experiment, "judge card", judge, prompts,
+                                 Request(max_tokens=KINDS[kind].max_tokens), reuse_prefix=judge.startswith("local/")),
+                 f"judge card ({kind})")

@@ -20,14 +20,16 @@ reason: it is counted as a failure, never as a "no".
 
 from __future__ import annotations
 
-from ..models import ParseError, complete
+from ..models import ParseError, Request, complete
 from ..prompts import render
 from ..text.normalize import contains_answer
-from .logprob import TOP_LOGPROBS, complete_with_logprobs, read_values
+from .logprob import complete_with_logprobs, read_values, with_logprobs
 from .score import Score, unscored
 
 JUDGE_MAX_TOKENS = 32  # a JSON verdict, with room for a model that adds a word
 SAMPLE_TEMPERATURE = 0.7  # self-consistency samples: varied enough to disagree, close enough to the verdict
+VERDICT = Request(max_tokens=JUDGE_MAX_TOKENS, response_format="json")  # without logprobs: they are asked where
+# the endpoint gives them (scoring.logprob.complete_with_logprobs)
 # Part of the fingerprint of every judged row: rows judged before verdicts carried a probability are redone.
 JUDGE = "json verdict + verdict-token probability"
 
@@ -45,9 +47,9 @@ def judge_boolean(judge_model: str, template: str, key: str, stage: str, samples
     """Ask for a JSON object with one boolean `key`: the verdict as a Score, its probability, how that was read
     and the mass outside true/false in its metadata (and the self-consistency share when `samples`)."""
     prompt = render(template, **fields)
-    ask = dict(stage=stage, response_format="json", max_tokens=JUDGE_MAX_TOKENS, validate=_needs_bool(key))
+    ask = VERDICT.but(validate=_needs_bool(key))
     try:
-        reply, has_logprobs = complete_with_logprobs(judge_model, prompt, **ask)
+        reply, has_logprobs = complete_with_logprobs(judge_model, prompt, stage, ask)
     except ParseError as err:
         return unscored(f"{err} (reply: {err.raw_text[:120]!r})", p=None, source=None, mass_outside=None)
     verdict = reply.json[key]
@@ -57,20 +59,19 @@ def judge_boolean(judge_model: str, template: str, key: str, stage: str, samples
         votes = []
         for i in range(samples):
             try:
-                votes.append(complete(judge_model, prompt, temperature=SAMPLE_TEMPERATURE, sample=i + 1,
-                                      **ask).json[key] == verdict)
+                votes.append(complete(judge_model, prompt, stage=stage, request=ask.but(
+                    temperature=SAMPLE_TEMPERATURE, sample=i + 1)).json[key] == verdict)
             except ParseError:
                 continue  # an unparseable sample is no vote either way
         read["consistency"] = sum(votes) / len(votes) if votes else None
     return Score(verdict, answer=reply.text, metadata=read)
 
 
-def judge_requests(samples: int = 0) -> list[dict]:
-    """The cache settings besides max_tokens (JUDGE_MAX_TOKENS) of every call `judge_boolean` makes for one item
-    (the verdict with its logprobs, then each self-consistency sample), as a plan looks them up:
-    `gateway.cached(judge, prompt, max_tokens=JUDGE_MAX_TOKENS, **request)`."""
-    return [dict(response_format="json", logprobs=True, top_logprobs=TOP_LOGPROBS),
-            *(dict(response_format="json", temperature=SAMPLE_TEMPERATURE, sample=i + 1) for i in range(samples))]
+def judge_requests(samples: int = 0) -> list[Request]:
+    """Every call `judge_boolean` makes for one item (the verdict with its logprobs, then each self-consistency
+    sample), as a plan looks them up: `gateway.cached(judge, prompt, request)`."""
+    return [with_logprobs(VERDICT),
+            *(VERDICT.but(temperature=SAMPLE_TEMPERATURE, sample=i + 1) for i in range(samples))]
 
 
 def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0,

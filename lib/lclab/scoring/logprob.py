@@ -23,7 +23,7 @@ import math
 import re
 from typing import Callable, Sequence
 
-from ..models import LogprobsUnavailableError, backend_for, complete, count_tokens
+from ..models import LogprobsUnavailableError, Request, backend_for, complete, count_tokens
 from .score import Score
 
 DEFAULT_LABELS = ("0", "1")
@@ -92,10 +92,10 @@ def sampled_score(text: str, labels: Sequence[str] = DEFAULT_LABELS) -> Weighted
     return WeightedScore(None, {}, None, token, "sampled", f"reply {text[:40]!r} is not one of {list(labels)}")
 
 
-def score_request(cache_tag: str | None = None) -> dict:
-    """The cache settings besides max_tokens (1) of `score`'s call, with its top logprobs, as a plan looks it up:
-    `gateway.cached(model, prompt, max_tokens=1, **score_request())`."""
-    return dict(logprobs=True, top_logprobs=TOP_LOGPROBS, cache_tag=cache_tag)
+def score_request(cache_tag: str | None = None, system: str | None = None) -> Request:
+    """`score`'s call, with its top logprobs, as the run sends it and a plan looks it up:
+    `gateway.cached(model, prompt, score_request())`."""
+    return Request(max_tokens=1, system=system, logprobs=True, top_logprobs=TOP_LOGPROBS, cache_tag=cache_tag)
 
 
 def score(model: str, prompt: str, labels: Sequence[str] = DEFAULT_LABELS, *, stage: str = "score",
@@ -109,15 +109,16 @@ def score(model: str, prompt: str, labels: Sequence[str] = DEFAULT_LABELS, *, st
     try:
         if _without_logprobs(model):
             raise LogprobsUnavailableError(f"{model} returned no logprobs to an earlier request")
-        reply = complete(model, prompt, stage=stage, system=system, max_tokens=1, logprobs=True,
-                         top_logprobs=TOP_LOGPROBS, cache_tag=cache_tag)
+        request = score_request(cache_tag, system)
+        reply = complete(model, prompt, stage=stage, request=request)
     except LogprobsUnavailableError as err:
         _WITHOUT_LOGPROBS.add(_endpoint(model))
         if require_logprobs:
             raise LogprobsUnavailableError(
                 f"{err}. This run requires logprobs (require_logprobs=True); use a backend that returns "
                 "them (the embedded llama.cpp models and OpenAI do), or allow the sampled-token fallback") from err
-        reply = complete(model, prompt, stage=stage, system=system, max_tokens=1, cache_tag=cache_tag)
+        reply = complete(model, prompt, stage=stage, request=score_request(cache_tag, system).but(
+            logprobs=False, top_logprobs=0))
         return sampled_score(reply.text, labels)
     first = reply.logprobs[0] if reply.logprobs else None
     if first is None:
@@ -167,16 +168,21 @@ def sampled_value(value, positive) -> WeightedScore:
     return WeightedScore(float(value == positive), {}, None, str(value), "sampled")
 
 
-def complete_with_logprobs(model: str, prompt, **ask):
+def with_logprobs(request: Request) -> Request:
+    """`request` asking for the top logprobs of every reply token (what `complete_with_logprobs` sends first)."""
+    return request.but(logprobs=True, top_logprobs=TOP_LOGPROBS)
+
+
+def complete_with_logprobs(model: str, prompt, stage: str, request: Request):
     """`complete` asking for the top logprobs of every reply token: (reply, True); on an endpoint that gives
     none, the same request without them: (reply, False), so the caller flags what it reads as sampled.
     An endpoint found without logprobs is not asked for them again in this process."""
     if not _without_logprobs(model):
         try:
-            return complete(model, prompt, logprobs=True, top_logprobs=TOP_LOGPROBS, **ask), True
+            return complete(model, prompt, stage=stage, request=with_logprobs(request)), True
         except LogprobsUnavailableError:
             _WITHOUT_LOGPROBS.add(_endpoint(model))
-    return complete(model, prompt, **ask), False
+    return complete(model, prompt, stage=stage, request=request), False
 
 
 _WITHOUT_LOGPROBS: set[str] = set()  # backend identities that answered without logprobs

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..experiments import Design, Experiment, Series, register
 from ..models import within_window
 from ..planning.plan import one_at_a_time_local
+from ..models import Request
 from ..planning.stages import named, planned_replies
 from ..runs.declared import declared
 from .parameters import Parameters
@@ -28,7 +29,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
                      key=lambda b: b != p["max_answer_tokens"])
     rows = [named(planned_replies(notebook, EXPERIMENT, "answer", p["model"],
                                   [s.input for s in samples if answer_budget(s, p["max_answer_tokens"]) == b],
-                                  b, reuse_prefix=one_at_a_time_local(p["model"], p)),
+                                  Request(max_tokens=b), reuse_prefix=one_at_a_time_local(p["model"], p)),
                   ("answer (no judge)" if b == p["max_answer_tokens"] else
                    f"answer, RULER's {b - PREFIX_ROOM}-token budget and {PREFIX_ROOM} for its prefix (no judge)")
                   + (notes if j == 0 else ""))
@@ -37,7 +38,8 @@ def plan(notebook: str, p: dict) -> list[dict]:
         closed = closed_book_samples(p["model"], p["tasks"], p["n_samples"], p["seed"], p["corpus"],
                                      p["value_kinds"], p["qa_path"])
         rows.append(named(planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in closed],
-                                          p["max_answer_tokens"]), "answer, closed book (no judge)"))
+                                          Request(max_tokens=p["max_answer_tokens"])),
+                          "answer, closed book (no judge)"))
     return rows
 
 

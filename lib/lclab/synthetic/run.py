@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ..models import budget_counters, complete, tokenizer_name, within_window
+from ..models import Request, budget_counters, complete, tokenizer_name, within_window
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.params import ParameterError
@@ -157,7 +157,7 @@ def run_synthetic(p: Parameters) -> Result:
         budget = lambda s: answer_budget(s, p.max_answer_tokens)  # noqa: E731
 
         def answer(s: Sample, row: dict) -> dict:
-            reply = complete(p.model, s.input, stage="answer", max_tokens=budget(s))
+            reply = complete(p.model, s.input, stage="answer", request=Request(max_tokens=budget(s)))
             # the Score whole: its value, what it found, and why a sample went unscored (never a silent 0)
             out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
             if p.unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
