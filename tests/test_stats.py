@@ -15,6 +15,18 @@ def test_wilson_hand_computed():
     assert all(math.isnan(x) for x in wilson_interval(0, 0))
 
 
+def test_wilson_holds_its_point_at_every_count_and_agrees_with_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for n in range(1, 80):
+        for k in range(n + 1):
+            lo, hi = wilson_interval(k, n)
+            assert lo <= k / n <= hi, (k, n, lo, hi)  # 0 of 3 once gave lo = 5.6e-17 > 0, 10 of 10 hi < 1
+            assert (lo == 0.0) == (k == 0) and (hi == 1.0) == (k == n), (k, n, lo, hi)
+            ref = proportion_confint(k, n, method="wilson")
+            assert lo == pytest.approx(ref[0], abs=1e-12) and hi == pytest.approx(ref[1], abs=1e-12)
+
+
 def test_summary_counts_missing_separately():
     df = pd.DataFrame({"depth": [0, 0, 0, 50, 50], "ok": [True, False, None, True, True]})
     s = proportion_summary(df, ["depth"], "ok", "judge").set_index("depth")

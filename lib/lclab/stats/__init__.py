@@ -21,7 +21,9 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or n successes the bound is exactly 0 or 1; the formula lands a rounding error away (5.6e-17 for 0 of
+    # 3, 0.9999999999999999 for 10 of 10), which put the point outside its own interval and "lo > 0" true.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def interval_verdict(lo: float, hi: float) -> str:
