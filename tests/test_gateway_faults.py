@@ -135,6 +135,20 @@ def test_unparseable_judge_reply_is_repaired_once_then_reported_not_scored(serve
     assert len(server.requests) == 5  # and the endpoint is not asked for logprobs again
 
 
+def test_an_endpoint_without_logprobs_is_asked_without_them_by_a_later_process_too(serve):
+    from lclab.scoring import logprob
+
+    server = serve(reply='{"correct": true}')
+    for question in ("Q1?", "Q2?"):
+        judge_correct("openai/fault-model", question, "A", "A")
+    assert len(server.requests) == 3 and server.requests[0]["logprobs"]  # refused once, then never asked
+    logprob._WITHOUT_LOGPROBS.clear()  # what a new process (a warm run under another run name) knows
+    logprob._LOOKED_UP.clear()
+    for question in ("Q2?", "Q1?"):  # Q2 first: its logprobs request was never sent, so never recorded
+        assert judge_correct("openai/fault-model", question, "A", "A").value is True
+    assert len(server.requests) == 3  # a warm run: 0 calls
+
+
 def test_valid_judge_reply_is_parsed(serve):
     serve(reply='```json\n{"correct": true}\n```')
     # No logprobs from this endpoint: the verdict is flagged as read from the sampled token, its probability

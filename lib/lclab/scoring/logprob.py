@@ -24,6 +24,8 @@ import re
 from typing import Callable, Sequence
 
 from ..models import LogprobsUnavailableError, Request, backend_for, complete, count_tokens
+from ..models.cache import DiskCache
+from ..paths import llm_cache_dir
 from .score import Score
 
 DEFAULT_LABELS = ("0", "1")
@@ -112,7 +114,7 @@ def score(model: str, prompt: str, labels: Sequence[str] = DEFAULT_LABELS, *, st
         request = score_request(cache_tag, system)
         reply = complete(model, prompt, stage=stage, request=request)
     except LogprobsUnavailableError as err:
-        _WITHOUT_LOGPROBS.add(_endpoint(model))
+        _note_without_logprobs(model, err)
         if require_logprobs:
             raise LogprobsUnavailableError(
                 f"{err}. This run requires logprobs (require_logprobs=True); use a backend that returns "
@@ -180,20 +182,39 @@ def complete_with_logprobs(model: str, prompt, stage: str, request: Request):
     if not _without_logprobs(model):
         try:
             return complete(model, prompt, stage=stage, request=with_logprobs(request)), True
-        except LogprobsUnavailableError:
-            _WITHOUT_LOGPROBS.add(_endpoint(model))
+        except LogprobsUnavailableError as err:
+            _note_without_logprobs(model, err)
     return complete(model, prompt, stage=stage, request=request), False
 
 
 _WITHOUT_LOGPROBS: set[str] = set()  # backend identities that answered without logprobs
+_LOOKED_UP: set[str] = set()  # endpoints whose kept refusal this process has looked for
 
 
 def _endpoint(model: str) -> str:
     return repr(sorted(backend_for(model).identity.items()))
 
 
+def _refusals() -> DiskCache:
+    """Where an endpoint's refusal of logprobs is kept, beside the model cache's other failures (models.replay):
+    a later process asks that endpoint without them from its first call, so a warm run makes no call. Clearing
+    the model cache forgets it, as it forgets the endpoint's replies."""
+    return DiskCache(llm_cache_dir() / "failures", required=("error", "message"))
+
+
 def _without_logprobs(model: str) -> bool:
-    return _endpoint(model) in _WITHOUT_LOGPROBS
+    endpoint = _endpoint(model)
+    if endpoint not in _WITHOUT_LOGPROBS and endpoint not in _LOOKED_UP:
+        _LOOKED_UP.add(endpoint)
+        if _refusals().get({"endpoint without logprobs": backend_for(model).identity}) is not None:
+            _WITHOUT_LOGPROBS.add(endpoint)
+    return endpoint in _WITHOUT_LOGPROBS
+
+
+def _note_without_logprobs(model: str, err: Exception) -> None:
+    _WITHOUT_LOGPROBS.add(_endpoint(model))
+    _refusals().put({"endpoint without logprobs": backend_for(model).identity},
+                    {"error": type(err).__name__, "message": str(err)})
 
 
 def read_values(reply, has_logprobs: bool, key: str, values: Sequence[str], positive: str, sampled: list) -> list:
