@@ -67,5 +67,6 @@ scripts/setup.sh $models
 status=0
 .venv/bin/python -m lclab.runs.notebooks "${args[@]}" ${notebooks[@]+"${notebooks[@]}"} || status=$?
 # A static report of what ran: results/report/index.html (every executed notebook as HTML, the index of runs).
-.venv/bin/python -m lclab.runs.report --profile "$profile" ${model:+--model "$model"} || true
+# Not when nothing started (every notebook refused: status 2): there is nothing new to report.
+[ "$status" = 2 ] || .venv/bin/python -m lclab.runs.report --profile "$profile" ${model:+--model "$model"} || true
 exit $status

@@ -10,6 +10,7 @@ from lclab.models import complete, reset_backend_registry
 from lclab.models.cache import CorruptCacheEntry
 from lclab.models.errors import CacheError
 from lclab.models.fault_server import FaultServer
+from lclab import paths
 from lclab.paths import llm_cache_dir
 from lclab.runs.folders import RunLockedError
 from lclab.runs.runner import Run
@@ -92,3 +93,38 @@ def test_a_second_run_in_the_same_folder_is_refused_naming_the_first(tmp_path):
         holder.wait()
     with Run("depth_sweep", "shared") as run:
         assert (run.dir / ".lock").read_text().startswith("process ")
+
+
+
+def test_a_run_folder_that_cannot_be_written_is_refused_saying_what_to_do(tmp_path):
+    from lclab.runs.folders import RunFolderError, run_dir
+
+    (run_dir("depth_sweep", "blocked") / ".lock").mkdir()  # a lock that cannot be opened (root writes read-only)
+    with pytest.raises(RunFolderError, match="blocked cannot be written .*LCLAB_OUTPUT_DIR"):
+        with Run("depth_sweep", "blocked"):
+            pytest.fail("a run without its lock")
+    (paths.RESULTS / "depth_sweep" / "a-file").write_text("")  # where the run folder should be
+    with pytest.raises(RunFolderError, match="a-file cannot be written"):
+        run_dir("depth_sweep", "a-file")
+
+
+def test_a_refused_notebook_keeps_its_last_executed_copy_and_is_not_called_failed(tmp_path, monkeypatch, capsys):
+    from lclab.runs import notebooks
+
+    class Refused(Exception):
+        ename, evalue = "RunFolderError", "the run folder /x cannot be written (Permission denied): make it writable"
+
+    def execute(nb, params, output):
+        output.write_text("half-written")
+        raise Refused()
+
+    monkeypatch.setattr(notebooks, "execute", execute)
+    monkeypatch.setattr(notebooks, "executed_dir", lambda profile, model: tmp_path / "executed")
+    kept = tmp_path / "executed" / "01_lost_in_the_middle.ipynb"
+    kept.parent.mkdir()
+    kept.write_text("the last good run")
+    assert notebooks.main(["--profile", "smoke", "01_lost_in_the_middle"]) == 2  # nothing started
+    err = capsys.readouterr().err
+    assert "01_lost_in_the_middle.ipynb refused: the run folder /x cannot be written" in err
+    assert "failed:" not in err and "refused (not started" in err
+    assert kept.read_text() == "the last good run" and list(kept.parent.glob(".*.ipynb")) == []

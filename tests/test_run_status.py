@@ -88,7 +88,7 @@ def test_a_bug_in_a_later_step_with_workers_stops_the_run(bug):
 
 
 def test_skipped_corpus_files_reach_the_manifest_and_the_terminal_line_without_failing_the_run(tmp_path):
-    from lclab.runs.manifest import skipped_since
+    from lclab.runs.manifest import terminal_notes_since
     from lclab.runs.runner import skipped_note
     from lclab.text.corpus import load_corpus
 
@@ -101,6 +101,28 @@ def test_skipped_corpus_files_reach_the_manifest_and_the_terminal_line_without_f
     with Run("status_check", "skipping") as run:
         run.result(pd.DataFrame([{"rows": 0}]), items=pd.DataFrame(), notes=skipped_note(loaded.skipped))
     assert manifest("skipping")["status"] == "finished" and failed_runs_since(started) == []
-    (line,) = skipped_since(started)
+    (line,) = terminal_notes_since(started)
     assert line.startswith("run status_check/skipping: 2 corpus files skipped:")
     assert "empty.txt" in line and "latin1.txt" in line
+
+
+def test_what_a_run_repaired_by_itself_reaches_its_manifest_and_the_terminal_lines(tmp_path):
+    from lclab.models.cache import CorruptCacheEntry, DiskCache
+    from lclab.runs.manifest import terminal_notes_since
+
+    cache = DiskCache(tmp_path / "cache", required=("text",))
+    cache.put({"q": 1}, {"text": "ok"})
+    next((tmp_path / "cache").rglob("*.json")).write_text("{cut sho")
+    started = time.time() - 1
+    with Run("status_check", "repairing") as run:
+        (run.dir / "items.jsonl").write_text('{"fingerprint": "a", "ok": true}\n{"fingerprint": "b", "o')
+        with pytest.warns(CorruptCacheEntry), pytest.warns(UserWarning, match="cut short"):
+            assert cache.get({"q": 1}) is None  # a damaged entry: a miss, said
+            items = run.trials(samples([0]), key=lambda t: (t.id,), describe=lambda t: {"n": t.source},
+                               steps=[Step("answer", lambda t, row: {"ok": True})])
+        run.result(pd.DataFrame([{"rows": len(items)}]), items=items)
+    repaired = manifest("repairing")["trials"]["recovered"]
+    assert len(repaired) == 2 and "damaged" in repaired[0] and "cut short" in repaired[1]
+    lines = terminal_notes_since(started)
+    assert len(lines) == 2 and all(line.startswith("run status_check/repairing: ") for line in lines)
+    assert "treated as a miss" in lines[0] and "items.jsonl.damaged" in lines[1]

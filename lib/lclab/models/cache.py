@@ -16,10 +16,10 @@ import json
 import os
 import tempfile
 import threading
-import warnings
 from pathlib import Path
 from typing import Any
 
+from ..recoveries import recovered
 from .errors import CacheError
 
 
@@ -42,8 +42,8 @@ def _report_corrupt(path: Path, why: str) -> None:
         if path in _reported:
             return
         _reported.add(path)
-    warnings.warn(f"model cache entry {path} is damaged ({why}): treated as a miss, asked again and rewritten",
-                  CorruptCacheEntry, stacklevel=3)
+    recovered(f"model cache entry {path} is damaged ({why}): treated as a miss, asked again and rewritten",
+              CorruptCacheEntry, stacklevel=4)
 
 
 def check_writable(directory: str | os.PathLike) -> None:

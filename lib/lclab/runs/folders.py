@@ -9,7 +9,6 @@ import os
 import socket
 import threading
 import time
-import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable
@@ -17,6 +16,7 @@ from typing import Iterable
 import pandas as pd
 
 from .. import paths
+from ..recoveries import recovered
 from ..models.replay import replaying
 from ..paths import write_atomic  # noqa: F401 (run code finds it here)
 
@@ -26,8 +26,16 @@ def run_dir(experiment: str, run_name: str) -> Path:
     if not run_name or "/" in run_name or run_name.startswith("."):
         raise ValueError(f"run_name {run_name!r} must be a plain folder name")
     path = paths.RESULTS / experiment / run_name  # looked up per call: tests redirect it
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise RunFolderError(_unwritable(path, err)) from None
     return path
+
+
+def _unwritable(path: Path, err: OSError) -> str:
+    return (f"the run folder {path} cannot be written ({err.strerror or err}): make it writable, or point "
+            "LCLAB_OUTPUT_DIR at a folder you can write (the run's earlier results and executed notebook are kept)")
 
 
 def fingerprint(*parts) -> str:
@@ -111,7 +119,7 @@ class ItemLog:
                 # A last line cut without its newline would swallow this row and break every reader of the log.
                 self._tail_checked = True
                 if said := repair_tail(self.path):
-                    warnings.warn(said, stacklevel=2)
+                    recovered(said, stacklevel=4)
             if not self._keep_open:
                 with open(self.path, "a", encoding="utf-8") as fh:
                     fh.write(line)
@@ -155,6 +163,10 @@ class RunLockedError(RuntimeError):
     """Another process is running in the same run folder."""
 
 
+class RunFolderError(RuntimeError):
+    """The run folder (or its lock) cannot be written: nothing of the run can be kept, so it does not start."""
+
+
 class RunLock:
     """One process at a time in a run folder: two runs appending to one item log would write each row twice.
 
@@ -167,7 +179,10 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> "RunLock":
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise RunFolderError(_unwritable(self.path.parent, err)) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -195,16 +195,22 @@ def failed_runs_since(started: float) -> list[str]:
     return lines
 
 
-def skipped_since(started: float) -> list[str]:
-    """One line per run written since `started` that left corpus files out: how many, the first few by name, and
-    why (the notebook's own note, for the terminal)."""
+def terminal_notes_since(started: float) -> list[str]:
+    """The lines a run written since `started` owes the terminal besides its status (the notebook says them
+    too): corpus files it left out (how many, the first few by name, and why), and what the lab repaired by
+    itself (a damaged cache entry asked again, an item-log line cut short moved aside: lclab.recoveries)."""
     lines = []
     for path in sorted(paths.RESULTS.glob("*/*/manifest.json")):
         try:
             if path.stat().st_mtime >= started:
                 m = json.loads(path.read_text(encoding="utf-8"))
-                if (m.get("trials") or {}).get("skipped_files"):
-                    lines.append(f"run {m['experiment']}/{m['run_name']}: {m['trials']['skipped_files']}")
+                trials, run = m.get("trials") or {}, f"run {m['experiment']}/{m['run_name']}"
+                if trials.get("skipped_files"):
+                    lines.append(f"{run}: {trials['skipped_files']}")
+                repaired = trials.get("recovered") or []
+                lines += [f"{run}: {said}" for said in repaired[:5]]
+                if len(repaired) > 5:
+                    lines.append(f"{run}: and {len(repaired) - 5} more repairs (its manifest.json lists them)")
         except (OSError, ValueError):
             continue
     return lines

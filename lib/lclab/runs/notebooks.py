@@ -27,7 +27,7 @@ from ..models.errors import CacheError, ContextLengthError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
 from .kernels import INTERRUPTED, on_interrupt, quiet_kernel
-from .manifest import NOTEBOOK_ENV, failed_runs_since, skipped_since
+from .manifest import NOTEBOOK_ENV, failed_runs_since, terminal_notes_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
 from .preflight import judge_is_answerer, models_to_load, one_line_warnings, still_to_fetch
@@ -141,7 +141,6 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     return time.perf_counter() - started
 
 
-
 def notebook_labels(notebook: Path, params: dict) -> str | None:
     """How wide the run's judged rate is once corrected by 30, 60, 120 labels (lclab.planning.design)."""
     from ..planning.design import labels_line
@@ -210,8 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = run_order([Path(n) if n.endswith(".ipynb") else NOTEBOOKS / f"{n}.ipynb" for n in args.notebooks]
                        or sorted(NOTEBOOKS.glob("[0-9]*.ipynb")))
     missing = [str(nb) for nb in chosen if not nb.exists()]
-    # Check every notebook's parameters before running any: a typo in the last
-    # notebook's profile should not surface after an hour of the first one.
+    # Every notebook's parameters are checked before any runs: a typo in the last must not surface an hour in.
     try:
         if missing:
             raise FileNotFoundError(f"no notebook {', '.join(missing)}")
@@ -239,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     on_interrupt()  # this process says what an interrupt did, in one line
-    timings, failed, with_copy = [], [], []
+    timings, failed, refused, with_copy = [], [], [], []
     # Executed copies go beside the profile's, not over them: a --model run is a run of its own.
     executed = executed_dir(args.profile, args.model)
     for nb, params in plans:
@@ -262,7 +260,9 @@ def main(argv: list[str] | None = None) -> int:
             kind, message = getattr(err, "ename", type(err).__name__), getattr(err, "evalue", str(err))
             if kind == "KeyboardInterrupt" or INTERRUPTED.is_set():  # Ctrl-C; the kernel may be gone
                 return _interrupted(nb, working, output)
-            if kind == "RunLockedError":  # another process is running this run: its notebook stays as it is
+            if kind in ("RunLockedError", "RunFolderError"):  # it never started: its last executed copy stays
+                failed.pop()
+                refused.append(nb.name)
                 working.unlink(missing_ok=True)
                 print(f"!! {nb.name} refused: {message}", file=sys.stderr)
                 continue
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             with_copy.append(nb.name)
             print("\n".join(f"!! {nb.name}: {line}" for line in problems), file=sys.stderr)
         timings.append((nb.name, seconds))
-        print("".join(f"   {line}\n" for line in skipped_since(started)), end="")
+        print("".join(f"   {line}\n" for line in terminal_notes_since(started)), end="")
         print(f"   done in {seconds:.0f} s -> {output.relative_to(REPO) if output.is_relative_to(REPO) else output}")
     summary = executed / "timings.tsv"
     summary.parent.mkdir(parents=True, exist_ok=True)
@@ -287,11 +287,13 @@ def main(argv: list[str] | None = None) -> int:
     earlier.update({name: f"{sec:.1f}" for name, sec in timings})
     summary.write_text("".join(f"{name}\t{sec}\n" for name, sec in sorted(earlier.items())))
     print("\n".join(f"{name:40s} {sec:8.0f} s" for name, sec in timings))
+    if refused:  # not "failed": nothing of theirs ran
+        print(f"refused (not started, earlier executed copies kept): {', '.join(refused)}", file=sys.stderr)
     if failed:
         where = f" (executed copies of {', '.join(with_copy)} are in {executed})" if with_copy else ""
         print(f"failed: {', '.join(failed)}{where}", file=sys.stderr)
         return 1
-    return 0
+    return 2 if refused and not timings else 1 if refused else 0
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ from typing import Any, Callable, Generic, Sequence, TypeVar
 
 import pandas as pd
 
-from .. import paths
+from .. import paths, recoveries
 from ..experiments import Experiment, get as get_experiment
 from ..models import ACCOUNTING
 from ..models.cache import check_writable
@@ -158,6 +158,7 @@ class Run:
         # Refused before any work: a cache that cannot be written, or another process in this run folder.
         check_writable(llm_cache_dir())
         self._lock = RunLock(self.dir).acquire()
+        self._recoveries = recoveries.mark()
         self.started = datetime.datetime.now()
         self._scope = ACCOUNTING.scope()
         self.ledger = self._scope.__enter__()
@@ -197,9 +198,11 @@ class Run:
     def _record(self, accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int) -> None:
         """Append this invocation to the run's accounting log, then write the manifest (which sums that log)."""
         log_accounting(self.dir, self.started.isoformat(timespec="seconds"), status, accounting)
+        repaired = recoveries.since(self._recoveries)  # said on the terminal by ./run_all.sh too
         manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
                        status, headline, n_items, trials={"ran": self.ran, "resumed": self.resumed,
-                                                          **self._failures})
+                                                          **self._failures, **({"recovered": repaired} if repaired
+                                                                               else {})})
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
         """This machine's measured speed of each model the run asked, from the stages that asked that model alone
