@@ -180,7 +180,7 @@ def pytest_collection_modifyitems(items):
 # Modules whose tests are independent runs of a minute or more each: under pytest-xdist each of their tests may go to
 # either worker. Every other module's tests go to one worker together, so a module-scoped fixture (a served model,
 # a finished run, built haystacks) is made once.
-SPREAD_ACROSS_WORKERS = {"test_notebooks.py", "test_resume.py", "test_needles.py"}
+SPREAD_ACROSS_WORKERS = {"test_notebooks.py", "test_resume.py", "test_needles.py", "test_fake_model.py"}
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -95,6 +95,8 @@ class Experiment:
                      later samples by their templates
     judged_rate:     the reliability-card metric of its headline judged rate ("answer correct (01)"), for
                      `--plan` to say how wide that rate's corrected interval is with 0, 30, 60, 120 labels
+    run:             Parameters -> Result: the run its notebook makes (the plumbing tests call it in-process, on
+                     the fake model, beside its plan)
     """
 
     name: str
@@ -107,6 +109,7 @@ class Experiment:
     judged_rate: str | None = None
     parameters: type | None = None
     prepare: Callable[..., list] | None = None
+    run: Callable[[Any], Any] | None = None
     description: str = ""
 
     @property

@@ -16,7 +16,7 @@ from ..runs.declared import declared
 from ..scoring.judges import judge_requests
 from ..text.context import IF_ABSENT
 from .parameters import Parameters
-from .run import EXPERIMENT, document_sets, prepare
+from .run import EXPERIMENT, document_sets, prepare, run_context_vs_rag
 from ..models import Request
 
 
@@ -88,6 +88,7 @@ def design(p: dict) -> Design:
 
 EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="02_context_vs_rag", plan=plan, parameters=Parameters, prepare=prepare,
+    run=run_context_vs_rag,
     judged_rate="answer correct (02)", design=design,
     comparable=("judge_model", "corpus", "qa_path", "n_qa", "context_tokens", "noise_levels", "seed", "store",
                 "embedder", "chunk_tokens", "top_k", "max_answer_tokens", "unanswerable_share"),

@@ -14,7 +14,7 @@ from ..models.judge_choice import judge_spec
 from ..scoring.judges import judge_requests
 from .needles import needle_request, needle_trials
 from .parameters import Parameters
-from .sweep import EXPERIMENT, prepare, rebuild_prompt
+from .sweep import EXPERIMENT, prepare, rebuild_prompt, run_depth_sweep
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -52,6 +52,7 @@ def design(p: dict) -> Design:
 
 EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="01_lost_in_the_middle", plan=plan, parameters=Parameters, prepare=prepare,
+    run=run_depth_sweep,
     judged_rate="answer correct (01)", design=design,
     rebuild_prompt=rebuild_prompt,
     # What two runs must share to be compared; the model (and the prompt tested) is what a comparison is for.

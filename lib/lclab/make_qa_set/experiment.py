@@ -8,7 +8,7 @@ from ..qa.generate import drawn_from, sample_passages
 from ..qa.planned import planned_generation
 from ..text.corpus import load_corpus, passages
 from .parameters import Parameters
-from .run import EXPERIMENT
+from .run import EXPERIMENT, make_qa_set
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -22,5 +22,5 @@ def plan(notebook: str, p: dict) -> list[dict]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="00_make_qa_set", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, run=make_qa_set, notebook="00_make_qa_set", plan=plan, parameters=Parameters,
     description="A QA set from the user's documents: one pair per passage, checked, for review by hand"))

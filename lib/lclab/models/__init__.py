@@ -20,6 +20,7 @@ What lives behind the door, one module each:
     jsonparse.py     the tolerant JSON reader for model replies
     embeddings.py    text embeddings, cached the same way
     fault_server.py  a misbehaving OpenAI-compatible server, for tests and benchmarks only
+    fake.py          a deterministic fake model (`fake/NAME`), for the tests of plumbing only
 
 Change these with care: every experiment stands on them, and the cache key
 (`gateway.complete`) must not change meaning, or every cached reply is lost.

@@ -26,6 +26,10 @@ def _make_backend(spec: ModelSpec) -> Backend:
         from .llama import LocalBackend
 
         return LocalBackend(spec)
+    if spec.backend == "fake":
+        from .fake import FakeBackend
+
+        return FakeBackend(spec)
     from .remote import OpenAIBackend
 
     return OpenAIBackend(spec)

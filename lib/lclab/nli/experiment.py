@@ -6,7 +6,7 @@ from ..experiments import Experiment, Series, register
 from ..planning.plan import one_at_a_time_local
 from ..planning.stages import merged, named, planned_replies
 from ..scoring.logprob import score_request, with_logprobs
-from .evaluate import EXPERIMENT
+from .evaluate import EXPERIMENT, run_nli_eval
 from .items import prepare
 from .labels import load_items
 from .parameters import Parameters
@@ -70,7 +70,7 @@ def _refusals(notebook: str, model: str, prepared: dict, variant: str, tag: str 
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="05_nli_answer_eval", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, run=run_nli_eval, notebook="05_nli_answer_eval", plan=plan, parameters=Parameters,
     comparable=("items", "order", "pronouns", "with_document", "language"),
     series=Series(key=("item_id", "direction", "index"), value="estimate_p", split=("model", "prompt", "concurrency"),
                   binary=False, label="entailed", cluster="item_id", unit="answers"),

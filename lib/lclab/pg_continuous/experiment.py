@@ -14,7 +14,7 @@ from ..text.corpus import load_corpus
 from .contexts import GENERATION, GENERATION_TOKENS, generation_prompt, load_reviewed, pick_contexts
 from .facts import FACTS_TOKENS, STYLES, fact_samples, facts_prompt, facts_request, unique_facts
 from .parameters import Parameters
-from .run import EXPERIMENT
+from .run import EXPERIMENT, run_continuous
 
 def plan(notebook: str, p: dict) -> list[dict]:
     """The run's own prompts, built as the run builds them and looked up in the cache: the generation over the
@@ -73,6 +73,6 @@ def _json(text: str | None) -> dict | None:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="04_pg_continuous_retrieval", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, run=run_continuous, notebook="04_pg_continuous_retrieval", plan=plan, parameters=Parameters,
     comparable=("corpus", "essay", "start", "n_noisy", "chunk_chars", "seed", "reviewed_qa_path", "max_facts"),
     description="How much of the facts an answer needs does each context cover? Continuous retrieval scores"))

@@ -11,7 +11,7 @@ from ..retrieval.chunking import Chunker
 from ..text.corpus import load_corpus
 from .points import CHUNK_SEPARATOR, load_questions
 from .parameters import Parameters
-from .run import EXPERIMENT
+from .run import EXPERIMENT, run_discrete
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -40,7 +40,7 @@ def scorable(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="03_pg_discrete_retrieval", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, run=run_discrete, notebook="03_pg_discrete_retrieval", plan=plan, parameters=Parameters,
     comparable=("corpus", "questions_path", "labels_path", "n_questions", "store", "embedder", "chunk_chars",
                 "top_k", "n_positive", "n_negative"),
     series=Series(key=("point_id",), value="weighted", split=("model",), binary=False, label="label",

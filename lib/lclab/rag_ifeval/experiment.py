@@ -11,7 +11,7 @@ from .data import load_documents, load_samples
 from .options import Options
 from .parameters import Parameters
 from .rules import METRICS, SCORES
-from .run import EXPERIMENT, answer_request, prepare
+from .run import EXPERIMENT, answer_request, prepare, run_rag_ifeval
 
 
 def plan(notebook: str, p: dict) -> list[dict]:
@@ -45,7 +45,7 @@ def every_measure(rows: pd.DataFrame) -> list[tuple[str, pd.Series]]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="07_rag_ifeval", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, run=run_rag_ifeval, notebook="07_rag_ifeval", plan=plan, parameters=Parameters,
     comparable=("docs_path", "eval_path", "shuffle_context", "shuffle_seed", "refusal_message", "n_samples",
                 "badwords_path"),
     series=Series(key=("id",), value="total", split=("model",), binary=False, x_label="condition or measure",

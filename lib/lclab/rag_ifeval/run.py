@@ -10,6 +10,7 @@ repeating a finished sample, and a rerun re-scores from the cache.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..models import MissingAPIKeyError, Request, complete
@@ -93,6 +94,11 @@ def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, s
 def log_name(config: ModelConfig) -> str:
     """The model's log file in a run folder: its label, made safe for a file name."""
     return re.sub(r"[^\w.-]+", "_", config.label).strip("_") + ".jsonl"
+
+
+def run_rag_ifeval(p) -> Result:
+    """Notebook 07 from its declared Parameters (the notebook passes the same values by name to `run_models`)."""
+    return run_models(**dataclasses.asdict(p))
 
 
 def run_models(models: list, run_name: str, n_samples: int = 0, **options) -> Result:

@@ -14,7 +14,7 @@ from ..scoring.claims import CHECK_STAGE, claims_request
 from ..scoring.judge_card import planned_card
 from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from .parameters import Parameters
-from .run import EXPERIMENT, inputs
+from .run import EXPERIMENT, inputs, run_rag_validation
 
 # The three judges of every answer: (gateway stage, template); each reads the question and the answer, and its
 # own third field (the reference, nothing, the passages).
@@ -81,7 +81,7 @@ def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float,
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, notebook="06_rag_validation", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, run=run_rag_validation, notebook="06_rag_validation", plan=plan, parameters=Parameters,
     judged_rate="answer equals reference (06)",
     comparable=("judge_model", "corpus", "store", "embedder", "chunk_tokens", "n_single", "multi_qa_path",
                 "n_multi", "n_documents", "max_k", "answer_k", "seed"),

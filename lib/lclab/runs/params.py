@@ -89,7 +89,7 @@ def check_model_spec(spec) -> str | None:
         if path.suffix != ".gguf" or not path.is_file():
             return (f"unknown local model {parsed.model!r}: use one of {sorted(EMBEDDED_MODELS)} "
                     "or a path to an existing .gguf file")
-    if parsed.backend in ("local", "hf"):
+    if parsed.backend in ("local", "hf", "fake"):
         return None
     return _served_problem(parsed)
 

@@ -11,7 +11,7 @@ from ..planning.stages import named, planned_replies
 from ..runs.declared import declared
 from .parameters import Parameters
 from .ruler import PREFIX_ROOM, RULER_TASKS, expand
-from .run import EXPERIMENT, answer_budget, closed_book_samples, prepare
+from .run import EXPERIMENT, answer_budget, closed_book_samples, prepare, run_synthetic
 from .tasks import WITHOUT_DEPTH
 
 
@@ -58,6 +58,7 @@ def design(p: dict) -> Design:
 
 EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="09_synthetic_tasks", plan=plan, parameters=Parameters, prepare=prepare, design=design,
+    run=run_synthetic,
     comparable=("tasks", "context_tokens", "depths", "n_samples", "seed", "corpus", "value_kinds", "qa_path",
                 "multi_qa_path", "max_answer_tokens"),
     series=Series(key=("sample_id",), value="score", x="context_tokens", x_label="context length (tokens)",

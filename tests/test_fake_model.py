@@ -1,0 +1,87 @@
+"""Plan = run on the deterministic fake model (lclab.models.fake), per registered experiment, in seconds: each
+experiment's run at its notebook's smoke profile with `fake/answerer` answering and `fake/judge` judging; its
+plan, made before the run, counts the calls the run made per (gateway stage, model); a second run and a replay
+make no call. The real model's runs of the same notebooks, through papermill, are test_notebooks.py."""
+
+import json
+
+import pandas as pd
+import pytest
+from lclab.experiments import experiments, get
+from lclab.models import Request, backend_for, complete
+from lclab.models.replay import REPLAY_ENV
+from lclab.runs.declared import declared
+from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
+
+from test_notebooks import assert_plan_counted_the_run, planned_calls
+
+ANSWERER, JUDGE = "fake/answerer", "fake/judge"
+# Each run's three passes on one thread beside the other worker (2026-11-27): the first loads of the embedder and
+# the haystacks' tokenizer are most of it. Only the order matters (conftest hands the longest out first).
+TYPICAL_SECONDS = {"pg_discrete": 34, "context_vs_rag": 30, "nli": 25, "synthetic": 24, "rag_validation": 10}
+
+
+def fake_parameters(nb) -> dict:
+    """The smoke profile's parameters with every model the fake: the answerer, and the judge apart from it."""
+    params = parameters_for(nb, load_profile("smoke"))
+    defaults = notebook_defaults(nb)
+    out = dict(params)
+    for name in defaults:
+        if name == "judge_model":
+            out[name] = JUDGE
+        elif name == "model":
+            out[name] = ANSWERER
+        elif name == "models":
+            out[name] = [ANSWERER]
+    return out
+
+
+def test_the_fake_answers_every_shape_the_lab_asks_the_same_way_every_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {
+        "type": "object", "properties": {"id": {"type": "integer"}, "refusal": {"type": "boolean"}}}}}}
+    tags = complete(ANSWERER, "Tag these. Reply with exactly 3 entries.", stage="t",
+                    request=Request(max_tokens=64, response_format=schema)).json["tags"]
+    assert [t["id"] for t in tags] == [1, 2, 3] and all(isinstance(t["refusal"], bool) for t in tags)
+    verdict = complete(JUDGE, "Return a JSON object with a `correct` key as a boolean.", stage="t",
+                       request=Request(max_tokens=32, response_format="json", logprobs=True, top_logprobs=5))
+    assert set(verdict.json) == {"correct"} and verdict.logprobs
+    token = complete(JUDGE, "Reply 1 or 0.", stage="t", request=Request(max_tokens=1, logprobs=True, top_logprobs=5))
+    assert token.text in ("0", "1") and {t for t, _ in token.logprobs[0]["top"]} == {"0", "1"}
+    text = complete(ANSWERER, "Where does the river bend?", stage="t", request=Request(max_tokens=8))
+    again = backend_for(ANSWERER).complete([{"role": "user", "content": "Where does the river bend?"}],
+                                           Request(max_tokens=8).settings, 1.0)
+    assert text.text == again.text and text.completion_tokens <= 8  # deterministic, within its budget
+
+
+RUNNABLE = sorted(e.name for e in experiments() if e.run and (NOTEBOOKS / f"{e.notebook_stem}.ipynb").exists())
+
+
+def calls_made(results) -> dict:
+    """{accounting.csv: calls} of every run folder under `results`."""
+    return {str(path): int(pd.read_csv(path).set_index("stage").loc["total", "calls"])
+            for path in results.glob("*/*/accounting.csv")}
+
+
+@pytest.mark.slow  # after the llama-server build beside the quick tests: the embedder's torch threads wait on it
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make_no_call(name, tmp_path,
+                                                                                         monkeypatch,
+                                                                                         shared_embeddings):
+    """The experiment's own run function in this process (its notebook calls the same), as the smoke profile
+    sizes it: plan = run per (gateway stage, model), then a warm rerun and a replay (what a rescore runs under)
+    with 0 calls."""
+    experiment = get(name)
+    nb = NOTEBOOKS / f"{experiment.notebook_stem}.ipynb"
+    params = fake_parameters(nb)
+    planned = planned_calls(nb, params)
+    p = declared(experiment.parameters, notebook_defaults(nb) | params)
+    experiment.run(p)
+    assert_plan_counted_the_run(planned, tmp_path)
+    experiment.run(p)
+    assert set(calls_made(tmp_path / "results").values()) == {0}
+    monkeypatch.setenv(REPLAY_ENV, "1")  # every item redone from the cache, none resumed, no call allowed
+    experiment.run(p)
+    assert set(calls_made(tmp_path / "results").values()) == {0}
+    manifest = json.loads(next((tmp_path / "results").glob("*/*/manifest.json")).read_text())
+    assert ANSWERER in json.dumps(manifest)
