@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import nbformat
+import pandas as pd
 import pytest
 import yaml
 from conftest import SMALL_MODEL
@@ -83,7 +84,7 @@ from lclab.planning.stages import planned_replies
 from lclab.runs.declared import declared
 
 from .parameters import Parameters
-from .run import ANSWER, EXPERIMENT, prepare
+from .run import ANSWER, EXPERIMENT, prepare, run_toy
 
 
 def plan(notebook, p):
@@ -92,7 +93,7 @@ def plan(notebook, p):
 
 
 register(Experiment(
-    name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), plan=plan, prepare=prepare,
+    name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), plan=plan, prepare=prepare, run=run_toy,
     parameters=Parameters, comparable=("n_items",), series=Series(key=("item_id",), value="correct"),
     description="Can the model add?"))
 '''
@@ -142,6 +143,9 @@ def test_a_toy_experiment_from_its_own_folder_plans_runs_compares_and_reports(tm
         assert notebooks.main(["--profile", str(profile), "--plan", str(notebook)]) == 0
         planned = capsys.readouterr().out
         assert "90_toy_sums" in planned and "answer" in planned
+        from test_notebooks import planned_calls
+
+        assert planned_calls(notebook, {"n_items": 2, "run_name": "a"}) == {("answer", SMALL_MODEL): 2}
 
         assert notebooks.main(["--profile", str(profile), str(notebook)]) == 0
         profile.write_text(yaml.safe_dump({"90_toy_sums": {"n_items": 2, "run_name": "b"}}))
@@ -150,7 +154,9 @@ def test_a_toy_experiment_from_its_own_folder_plans_runs_compares_and_reports(tm
         manifest = json.loads((run_a / "manifest.json").read_text())
         assert manifest["status"] == "finished" and manifest["trials"] == {"ran": 2, "resumed": 0, "failed_items": 0,
                                                                            "first_error": None}
-        assert manifest["accounting"]["calls"] == 2
+        assert manifest["accounting"]["calls"] == 2  # as planned, per stage and model
+        accounting = pd.read_csv(run_a / "accounting.csv").set_index("stage")
+        assert accounting.loc["answer", "calls"] == 2 and accounting.loc["answer", "model"] == SMALL_MODEL
         b = json.loads((paths.RESULTS / "toy_sums" / "b" / "manifest.json").read_text())
         assert b["accounting"]["calls"] == 0  # the same prompts: every answer came from the cache
         item = json.loads((run_a / "result_items.jsonl").read_text().splitlines()[0])
