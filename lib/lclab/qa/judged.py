@@ -37,9 +37,10 @@ def own_labels(items: pd.DataFrame, reference: str = "gold") -> pd.Series:
 
 
 def corrected_cells(items: pd.DataFrame, reading: Reading, by: list[str], cluster: str = "qa_id") -> pd.DataFrame:
-    """Per cell of `by`: the judged rate corrected by the card (`corrected_acc`, `_lo`, `_hi`, `_n`), NaN where the
-    judge is uninformative; what the figure draws for the judge."""
-    cells = reading.cell_rates(items, by, JUDGED, cluster).rename(columns={
+    """Per cell of `by`: the judged rate as the headline reads it (the labels' own rate where every item of the cell
+    is labelled, PPI++ with enough labels, else corrected by the card: `corrected_acc`, `_lo`, `_hi`, `_n`), NaN
+    where the judge is uninformative; what the figure draws for the judge."""
+    cells = reading.cell_rates(items, by, JUDGED, cluster, own_labels(items)).rename(columns={
         "corrected": "corrected_acc", "corrected_lo": "corrected_lo", "corrected_hi": "corrected_hi"})
     if len(cells):
         n = items.dropna(subset=[JUDGED]).groupby(by).size().rename("corrected_n").reset_index()
@@ -59,11 +60,12 @@ def with_corrected(summary: pd.DataFrame, items: pd.DataFrame, reading: Reading,
 
 def judged_headline(items: pd.DataFrame, reading: Reading, what: str, cluster: str = "qa_id",
                     reference: str = "gold") -> dict:
-    """The run's one number: the corrected judged rate (PPI++ with ≥ 10 labels of its own, else the card's
-    Rogan–Gladen), or where the judge is uninformative the string match with its cluster t interval."""
-    if reading.informative and JUDGED in items:
-        judged = items.dropna(subset=[JUDGED])
-        got = reading.rate(judged[JUDGED], judged[cluster], own_labels(judged, reference))
+    """The run's one number: the judged rate as `Reading.rate` reads it (the labels' own rate where every judged
+    item is labelled, PPI++ with ≥ 10 labels of its own, else the card's Rogan–Gladen), or where the judge is
+    uninformative (and the items not all labelled) the string match with its cluster t interval."""
+    judged = items.dropna(subset=[JUDGED]) if JUDGED in items else None
+    got = reading.rate(judged[JUDGED], judged[cluster], own_labels(judged, reference)) if judged is not None else {}
+    if judged is not None and (reading.informative or got["estimate"] == got["estimate"]):
         return headline(f"answer correct, {what} ({got['read_as']})", got["estimate"], got["lo"], got["hi"],
                         judge=reading.judge.label)
     scored = items.dropna(subset=[MATCH]) if MATCH in items else items.iloc[:0]

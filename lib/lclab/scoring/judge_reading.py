@@ -6,8 +6,9 @@
     reading.rate(verdicts, clusters, labels)   # the number a headline may quote, and how it was read
     reading.difference(effect, lo, hi, n_clusters)  # a paired difference of judged rates, corrected
 
-What a headline reads (never the raw judge): PPI++ from the run's own random labels once it has MIN_LABELS of
-them (no assumption on the judge), else the rate corrected by the shipped card (Rogan–Gladen, which assumes the
+What a headline reads (never the raw judge): where every judged item is labelled, the labels' own rate (the judge
+then has nothing to add); PPI++ from the run's own random labels once it has MIN_LABELS of them (no assumption on
+the judge), else the rate corrected by the shipped card (Rogan–Gladen, which assumes the
 shipped texts are like this run's), and where the card says the judge cannot tell right from wrong, no judged
 number at all: "judge uninformative on <kind>", and the judge-free number where the experiment has one.
 """
@@ -22,6 +23,7 @@ import pandas as pd
 
 from ..stats.card import card_corrected_difference, card_corrected_rate
 from ..stats.cluster_ppi import cluster_ppi
+from ..stats.clusters import cluster_mean_ci
 from .judge_card import CARD_COLUMNS, judge_card
 from ..models.judge_choice import Judge, choose_judge
 
@@ -55,11 +57,15 @@ class Reading:
         c = pd.Series(list(clusters)).astype(str)
         raw = float(v.mean()) if v.notna().any() else math.nan
         out = {"raw": raw, "n_items": int(v.notna().sum()), "n_clusters": int(c[v.notna()].nunique())}
-        if not self.informative:
-            return out | {"estimate": math.nan, "lo": math.nan, "hi": math.nan, "read_as": self.uninformative_note}
         y = pd.Series(list(labels), dtype=float) if labels is not None else pd.Series(np.nan, index=v.index)
         judged = v.notna().to_numpy()
         n_labels = int((judged & y.notna().to_numpy()).sum())
+        if n_labels and n_labels == out["n_items"]:  # every judged item labelled: PPI++ has nothing to correct
+            got = cluster_mean_ci(y[judged].to_numpy(), c[judged].to_numpy())
+            return out | {"estimate": got["mean"], "lo": got["lo"], "hi": got["hi"],
+                          "read_as": f"the labels' own rate: all {n_labels} judged items labelled (cluster t)"}
+        if not self.informative:
+            return out | {"estimate": math.nan, "lo": math.nan, "hi": math.nan, "read_as": self.uninformative_note}
         if n_labels >= MIN_LABELS:
             got = cluster_ppi(y[judged].to_numpy(), v[judged].to_numpy(), c[judged].to_numpy())
             if got["ppi"] == got["ppi"]:
@@ -79,12 +85,14 @@ class Reading:
         se = (hi - lo) / 2 / float(stats.t.ppf(0.975, n_clusters - 1))
         return card_corrected_difference(effect, se, n_clusters - 1, self.card)
 
-    def cell_rates(self, items: pd.DataFrame, by: list[str], column: str, cluster: str) -> pd.DataFrame:
-        """Per cell of `by`: the card-corrected rate of `column` with its interval (`<column>_corrected`, `_lo`,
-        `_hi`), all NaN where the judge is uninformative."""
+    def cell_rates(self, items: pd.DataFrame, by: list[str], column: str, cluster: str,
+                   labels: pd.Series | None = None) -> pd.DataFrame:
+        """Per cell of `by`: the rate of `column` as `rate` reads it (`labels`, aligned with `items`: the labels'
+        own rate where the cell is all labelled, PPI++ with enough, else the card), with its interval
+        (`corrected`, `_lo`, `_hi`); NaN where the judge is uninformative and the cell is not all labelled."""
         rows = []
         for key, part in items.groupby(by, sort=True) if column in items and len(items) else []:
-            got = self.rate(part[column], part[cluster])
+            got = self.rate(part[column], part[cluster], None if labels is None else labels.loc[part.index])
             rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))),
                          "corrected": got["estimate"], "corrected_lo": got["lo"], "corrected_hi": got["hi"]})
         return pd.DataFrame(rows, columns=[*by, "corrected", "corrected_lo", "corrected_hi"])
