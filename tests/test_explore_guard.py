@@ -11,8 +11,10 @@ import pandas as pd
 import pytest
 
 RUN = "depth_sweep/t"
-ITEMS = [{"question": f"What is item {i}?", "gold": f"answer {i}", "response": f"reply {i}", "cluster": i,
-          "judge": i % 2, "verdict_p": 0.3 + 0.1 * i} for i in range(4)]
+ITEMS = [{"fingerprint": f"f{i}", "question": f"What is item {i}?", "gold": f"answer {i}", "response": f"reply {i}",
+          "qa_id": i, "judge_correct": bool(i % 2), "judge_correct_p": 0.3 + 0.1 * i} for i in range(4)]
+SAMPLES = [{"key": {"fingerprint": f"f{i}"}, "id": f"item-{i}", "input": f"Read this. What is item {i}?",
+            "target": f"answer {i}"} for i in range(4)]
 
 
 @pytest.fixture
@@ -27,6 +29,7 @@ def explorer(tmp_path, monkeypatch):
     run.mkdir(parents=True)
     (run / "manifest.json").write_text(json.dumps({"experiment": "depth_sweep", "run_name": "t"}))
     (run / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ITEMS))
+    (run / "items.samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in SAMPLES))
     labels = tmp_path / "labels"
     labels.mkdir()
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
@@ -75,6 +78,9 @@ def test_a_label_posted_from_another_site_is_refused_and_the_desks_own_post_is_f
     assert own.status_code == 302, own.text
     written = pd.read_csv(label_file, dtype={"key": str})
     assert list(written["key"]) == [form["key"]] and list(written["label"]) == [1]
+    shown = call(asgi, "GET", "/lab/items.json?_shape=array&label__notblank=1").json()
+    assert [(r["label_key"], r["label"]) for r in shown] == [(form["key"], 1)]  # seen at once, no restart
+    assert shown[0]["judge_vs_label"] == ("agree" if shown[0]["verdict"] else "disagree")
     form, cookie = desk_form(asgi)
     referer_only = call(asgi, "POST", "/-/desk/label", data=form,
                         headers={"Referer": "http://127.0.0.1:8765/-/desk", "Cookie": f"ds_csrftoken={cookie}"})

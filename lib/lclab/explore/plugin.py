@@ -17,7 +17,7 @@ from .. import paths
 from ..scoring.labelling import KINDS
 from .desk import Desk
 from .errors import error_page
-from .store import run_folders
+from .store import record_label, run_folders
 
 KEEP = 300  # characters shown around each marked passage, and at either end of a folded prompt
 FOLD_AT = 1_500  # prompts longer than this are folded
@@ -107,6 +107,8 @@ async def desk_label(datasette, request):
                     int(query.get("seed") or 0), query.get("second") == "1")
         desk.record(form.get("key", ""), form.get("label", ""), form.get("note", "").strip(),
                     source=f"desk: {query['run']}")
+        if form.get("label") in ("0", "1") and not desk.second:  # in the item tables at once, no restart
+            record_label(desk.kind, form["key"], int(form["label"]))
     except (KeyError, ValueError, FileNotFoundError) as err:
         return desk_error(err)
     return Response.redirect("/-/desk?" + urlencode(query))

@@ -35,7 +35,8 @@ from ..scoring.labels import label_key, read_label_file
 
 DATABASE = "lab"  # the name the explorer serves the file under: /lab/<table>
 COMMON = ["run", "experiment", "item_file", "item_id", "cluster", "model", "axes", "prompt", "reply", "verdict",
-          "verdict_p", "string_match", "judge_vs_match", "label", "judge_vs_label", "unscored", "highlight"]
+          "verdict_p", "string_match", "judge_vs_match", "label", "judge_vs_label", "unscored", "highlight",
+          "label_kind", "label_key"]
 REPLY_COLUMNS = ("response", "answer", "reply", "output", "generated")
 GOLD_COLUMNS = ("gold", "reference", "needle", "answer_gold", "expected")
 ERROR_COLUMNS = ("error", "judge_error", "score_error", "skipped")
@@ -102,11 +103,12 @@ def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
     for i, row in enumerate(rows):
         sample = _sample_of(row, samples, key_fields) if key_fields else None
         reply = next((row[c] for c in REPLY_COLUMNS if c in row), None)
-        label = None
-        if labels is not None:
+        label = key = None
+        if series and series.labels:
             fields = [row.get(f, row.get("gold") if f == "reference" else None) for f in series.labels[1]]
             if all(f is not None for f in fields):
-                label = labels.get(label_key(*fields))
+                key = label_key(*fields)
+                label = labels.get(key) if labels is not None else None
         verdict = row.get(value) if value else None
         row_axes = {a: row.get(a) for a in [*axes, *key_fields] if a in row and a not in NOT_AXES}
         common = {
@@ -120,7 +122,8 @@ def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
             "label": None if label is None else int(label), "judge_vs_label": _agree(verdict, label),
             "unscored": next((str(row[c]) for c in ERROR_COLUMNS if row.get(c)), None)
                         or (None if verdict is not None or not value else f"no {value}"),
-            "highlight": next((str(row[c]) for c in GOLD_COLUMNS if isinstance(row.get(c), str)), None)}
+            "highlight": next((str(row[c]) for c in GOLD_COLUMNS if isinstance(row.get(c), str)), None),
+            "label_kind": series.labels[0] if key else None, "label_key": key}
         out.append(common | {k: v for k, v in row.items() if k not in common})
     return out
 
@@ -202,8 +205,29 @@ def build(target: Path | None = None, results: Path | None = None) -> Path:
     return target
 
 
+def record_label(kind: str, key: str, label: int, db_file: Path | None = None) -> int:
+    """A label just filed, shown at once: every row of the store whose text it labels gets it, with its agreement
+    with the judge's verdict (the desk calls this; a rebuild reads the label file anyway). Returns the rows set."""
+    db_file = db_file or store_path()
+    if not db_file.exists():
+        return 0
+    changed = 0
+    with sqlite3.connect(db_file) as db:
+        for (name,) in db.execute("select name from sqlite_master where type='table'").fetchall():
+            columns = {c[1] for c in db.execute(f'pragma table_info("{name}")')}
+            if {"label", "judge_vs_label", "verdict", "label_kind", "label_key"} <= columns:
+                changed += db.execute(
+                    f'update "{name}" set label = ?, judge_vs_label = case when verdict is null then null '
+                    "when (verdict != 0) = (? != 0) then 'agree' else 'disagree' end "
+                    "where label_kind = ? and label_key = ?", (label, label, kind, key)).rowcount
+    return changed
+
+
 def _write(db: sqlite3.Connection, name: str, table: pd.DataFrame) -> None:
-    """A table as SQLite holds it: lists and dicts as JSON text, booleans as 0/1."""
+    """A table as SQLite holds it: lists and dicts as JSON text, booleans as 0/1, labels as integers (a column
+    of none would be text, and a label the desk writes into it later would read "1")."""
+    if "label" in table:
+        table["label"] = pd.to_numeric(table["label"], errors="coerce").astype("Int64")
     for column in table.columns:
         if table[column].map(lambda v: isinstance(v, (list, dict))).any():
             table[column] = table[column].map(lambda v: json.dumps(v, default=str) if isinstance(v, (list, dict))
