@@ -50,6 +50,14 @@ def test_cluster_ppi_is_ppi_pythons_point_estimate_with_an_interval():
     known = ~np.isnan(labels)
     expected = float(np.ravel(ppi_mean_pointestimate(labels[known], verdicts[known], verdicts[~known]))[0])
     assert got["ppi"] == pytest.approx(expected) and got["lo"] < got["ppi"] < got["hi"]
+    # and by hand, from PPI++'s definition for a mean (Angelopoulos, Duchi, Zrnic 2023): λ = Cov(Y, f) over the
+    # labelled items / ((1 + n/N) Var(f) over all items), clipped to [0, 1]; θ = λ·mean(f unlabelled) +
+    # mean(Y − λ f labelled)
+    y, f_lab, f_unl = labels[known], verdicts[known], verdicts[~known]
+    n, big_n = len(y), len(f_unl)
+    lam = np.clip(np.cov(y, f_lab, bias=True)[0, 1] / ((1 + n / big_n) * np.var(verdicts, ddof=1)), 0, 1)
+    assert got["lam"] == pytest.approx(lam)
+    assert got["ppi"] == pytest.approx(lam * f_unl.mean() + (y - lam * f_lab).mean())
     assert got["n_labelled"] == 30 and got["n_clusters"] == 14 and 0 <= got["lam"] <= 1
     few = cluster_ppi(np.where(np.arange(70) == 0, labels, np.nan), verdicts, clusters)
     assert math.isnan(few["ppi"])  # one label: no estimate, never a guess
