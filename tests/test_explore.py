@@ -1,5 +1,6 @@
 """The explorer and the labelling desk, in a real browser (Debian's Chromium driven by Playwright), against a real
-01 run on the 0.5B: filters change the item count, an item page shows its exact prompt with the gold marked, a
+01 run executed by papermill on the deterministic fake model (what is tested is the explorer, not the model's
+answers; 01 on the real 0.5B is test_notebooks.py's): filters change the item count, an item page shows its exact prompt with the gold marked, a
 summary cell opens its items, ten labels typed on the keyboard land in the label file under the right keys and
 the rescored run's reliability card reads them. And the server: loopback only, no file outside what it serves,
 no credential on any page."""
@@ -19,7 +20,7 @@ from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_fo
 
 from conftest import free_port
 
-pytestmark = [pytest.mark.model, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 BUSY_PROCESSES = 2
 CANARY = "sk-canary-explorer-4f1c9e"
 
@@ -44,7 +45,8 @@ def chromium():
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, card_store, embedding_cache):
     """A finished 01 run (10 QA pairs at 2 depths in 400 tokens: 20 judged answers, 10 distinct questions and so
-    at least 10 distinct texts for 10 labels, at the fewest prompt tokens) and its explorer, served on loopback."""
+    at least 10 distinct texts for 10 labels), answered and judged by the fake model, and its explorer, served on
+    loopback."""
     out = tmp_path_factory.mktemp("explore")
     labels = out / "labels"
     labels.mkdir()
@@ -55,7 +57,9 @@ def lab(tmp_path_factory, card_store, embedding_cache):
     try:
         nb = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
         params = parameters_for(nb, load_profile("smoke")) | {"n_qa": 10, "depths": [0, 100],
-                                                                  "context_tokens": [400], "closed_book": False}
+                                                                  "context_tokens": [400], "closed_book": False,
+                                                                  "model": "fake/answerer",
+                                                                  "judge_model": "fake/judge"}
         execute(nb, params, out / "executed" / nb.name)
     finally:
         for k, v in saved.items():
