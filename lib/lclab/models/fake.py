@@ -13,7 +13,8 @@ What it answers (each choice drawn from a hash of the model name, the messages a
                           names ('question' and 'answer')
     logprobs              every reply token with itself and one alternative (true/false, 1/0) as its top two
 
-Token counts are characters / 4 (rounded up), the window 32,768 tokens.
+Token counts are characters / 4 (rounded up), the window 32,768 tokens. `fake/NAME?latency=0.5` takes that many
+seconds per call (a run slow enough to interrupt part-way); the latency is not part of the cache key.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import json
 import math
 import random
 import re
+import time
 
 from .protocol import RawReply, Settings
 from .specs import ModelSpec
@@ -40,6 +42,7 @@ class FakeBackend:
     def __init__(self, spec: ModelSpec):
         self.spec = spec
         self.identity = {"fake": spec.model, "version": 1}
+        self.latency = float(dict(spec.options).get("latency", 0))
 
     def count_tokens(self, text: str) -> int:
         return math.ceil(len(text) / 4)
@@ -74,6 +77,7 @@ class FakeBackend:
         tokens = TOKEN.findall(text)[:settings.max_tokens]
         text = "".join(tokens)
         logprobs = [_token_logprobs(t, rng, settings.top_logprobs) for t in tokens] if settings.logprobs else None
+        time.sleep(self.latency)
         return RawReply(text, logprobs, self.count_prompt_tokens(messages), len(tokens), "stop")
 
 

@@ -165,8 +165,9 @@ def parse_spec(spec: str) -> ModelSpec:
         )
     if prefix == "local":
         return ModelSpec(spec, "local", rest)
-    if prefix == "fake":  # the deterministic fake model, for tests only (models.fake)
-        return ModelSpec(spec, "fake", rest)
+    if prefix == "fake":  # the deterministic fake model, for tests only (models.fake): fake/NAME?latency=0.5
+        name, _, query = rest.partition("?")
+        return ModelSpec(spec, "fake", name, options=tuple(sorted(parse_qsl(query, strict_parsing=bool(query)))))
     if prefix == "hf":
         path, _, query = rest.partition("?")
         return ModelSpec(spec, "hf", path, options=tuple(sorted(parse_qsl(query, strict_parsing=bool(query)))))
