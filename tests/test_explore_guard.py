@@ -12,9 +12,10 @@ import pytest
 
 RUN = "depth_sweep/t"
 ITEMS = [{"fingerprint": f"f{i}", "question": f"What is item {i}?", "gold": f"answer {i}", "response": f"reply {i}",
-          "qa_id": i, "judge_correct": bool(i % 2), "judge_correct_p": 0.3 + 0.1 * i} for i in range(4)]
+          "qa_id": i, "judge_correct": bool(i % 2) if i < 4 else None, "judge_correct_p": 0.3 + 0.1 * i}
+         for i in range(5)]  # the fifth has no verdict (its judge reply did not parse): no card counts it
 SAMPLES = [{"key": {"fingerprint": f"f{i}"}, "id": f"item-{i}", "input": f"Read this. What is item {i}?",
-            "target": f"answer {i}"} for i in range(4)]
+            "target": f"answer {i}"} for i in range(5)]
 
 
 @pytest.fixture
@@ -135,3 +136,21 @@ def test_a_bad_url_or_body_gets_a_short_page_with_its_status_and_one_log_line(ex
     assert "label some first" in call(asgi, "GET", f"/-/desk?run={RUN}&kind=answer_correct&second=1").text
     assert not (explorer["labels"] / "answer_correct.csv").exists()
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_desk_draws_only_judged_texts_names_its_labels_and_says_where_to_go_when_done(explorer):
+    asgi = explorer["app"]
+    page = call(asgi, "GET", f"/-/desk?run={RUN}&kind=answer_correct&n=30").text
+    assert "0 of 4 drawn texts labelled" in page  # the text without a verdict is not drawn
+    assert "1: correct" in page and "0: wrong" in page
+    assert "out of reach for this run: its 4 judged texts" in page  # not a line that disappears
+    refused = call(asgi, "GET", f"/-/desk?run={RUN}&kind=rag_relevance")
+    assert refused.status_code == 400 and "no card of this run reads kind" in refused.text
+    for _ in range(4):
+        form, cookie = desk_form(asgi)
+        posted = call(asgi, "POST", "/-/desk/label", data=form | {"n": "30"},
+                      headers={"Origin": "http://127.0.0.1:8765", "Cookie": f"ds_csrftoken={cookie}"})
+        assert posted.status_code == 302
+    done = call(asgi, "GET", f"/-/desk?run={RUN}&kind=answer_correct&n=30").text
+    assert 'id="done"' in done and "lclab.runs.rescore results/depth_sweep/t" in done
+    assert 'href="/-/desk"' in done and "/lab/depth_sweep__items?run=depth_sweep/t" in done

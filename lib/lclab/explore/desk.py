@@ -23,6 +23,9 @@ from ..scoring.labelling import KINDS, draw, second_sheet, sheet
 from ..text.hand_tables import read_hand_table
 
 TARGET_HALF_WIDTH = 0.10  # what the desk counts labels towards, as --plan's default --target
+# What a label of 1 and of 0 means, per kind, on the desk's buttons.
+MEANINGS = {"answer_correct": ("correct", "wrong"), "rag_relevance": ("relevant", "not relevant"),
+            "rag_faithfulness": ("faithful to the passages", "not faithful")}
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class Desk:
             out["half_width"] = ppi_half_width(judged, max(labelled, 2), **PRIOR_JUDGE)
             out["needed"] = next((n for n in range(2, judged) if ppi_half_width(judged, n, **PRIOR_JUDGE)
                                   <= TARGET_HALF_WIDTH), None)
+            if out["needed"] is None:  # out of this run's reach: said, not left out
+                out["at_most"] = ppi_half_width(judged, judged - 1, **PRIOR_JUDGE)
         return out
 
     def record(self, key: str, label: str, note: str = "", source: str = "") -> None:

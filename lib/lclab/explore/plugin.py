@@ -14,8 +14,8 @@ from datasette.utils.asgi import Response
 from markupsafe import Markup
 
 from .. import paths
-from ..scoring.labelling import KINDS
-from .desk import Desk
+from ..scoring.labelling import KINDS, sheet
+from .desk import MEANINGS, Desk
 from .errors import error_page
 from .store import record_label, run_folders
 
@@ -94,7 +94,17 @@ async def desk_page(datasette, request):
     query = {k: request.args.get(k) for k in ("run", "kind", "n", "seed", "second") if request.args.get(k)}
     return Response.html(await datasette.render_template("desk.html", {
         "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
-        "label_file": str(desk.label_file)}, request=request))
+        "label_file": str(desk.label_file), "meanings": MEANINGS[desk.kind],
+        "other_kinds": [k for k in KINDS if k != desk.kind and _applies(desk.run_dir, k)]}, request=request))
+
+
+def _applies(run_dir: Path, kind: str) -> bool:
+    """Whether a card of this run reads `kind` (its items carry that kind's verdicts)."""
+    try:
+        sheet(kind, run_dir, include_labelled=True)
+    except (ValueError, FileNotFoundError):
+        return False
+    return True
 
 
 async def desk_label(datasette, request):

@@ -41,6 +41,9 @@ from .labels import LABELS, label_key, load_labels
 KINDS = {"answer_correct": ("question", "reference", "response"), "rag_relevance": ("question", "response"),
          "rag_faithfulness": ("question", "response", "passages")}
 JUDGE_COLUMNS = ("judge", "correct", "relevant", "faithful", "string_match", "error")  # never shown on a sheet
+# The item column holding the judge's verdict on each kind: a sheet holds only texts the judge gave a verdict on,
+# the texts its card counts (read to choose the rows, never shown); a run without the column has no card of it.
+VERDICTS = {"answer_correct": "judge_correct", "rag_relevance": "relevant", "rag_faithfulness": "faithful"}
 
 
 def sheet(kind: str, run_dir: Path, include_labelled: bool = False) -> pd.DataFrame:
@@ -53,6 +56,11 @@ def sheet(kind: str, run_dir: Path, include_labelled: bool = False) -> pd.DataFr
         raise FileNotFoundError(f"no items in {run_dir}/items.jsonl")
     items = pd.DataFrame(rows)
     items = items[items["response"].notna()] if "response" in items else items.iloc[:0]
+    verdict = VERDICTS[kind]
+    if verdict not in items:
+        raise ValueError(f"{run_dir}: its items have no {verdict!r} verdicts, so no card of this run reads kind "
+                         f"{kind!r}")
+    items = items[items[verdict].notna()]
     if "reference" not in items and "gold" in items:
         items = items.assign(reference=items["gold"])
     fields = KINDS[kind]
