@@ -57,10 +57,10 @@ def test_the_fake_answers_every_shape_the_lab_asks_the_same_way_every_time(tmp_p
 RUNNABLE = sorted(e.name for e in experiments() if e.run and (NOTEBOOKS / f"{e.notebook_stem}.ipynb").exists())
 
 
-def calls_made(results) -> dict:
-    """{accounting.csv: calls} of every run folder under `results`."""
+def calls_made(results, name: str = "accounting.csv") -> dict:
+    """{accounting table: calls} of every run folder under `results`."""
     return {str(path): int(pd.read_csv(path).set_index("stage").loc["total", "calls"])
-            for path in results.glob("*/*/accounting.csv")}
+            for path in results.glob(f"*/*/{name}")}
 
 
 @pytest.mark.slow  # after the llama-server build beside the quick tests: the embedder's torch threads wait on it
@@ -80,8 +80,15 @@ def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make
     assert_plan_counted_the_run(planned, tmp_path)
     experiment.run(p)
     assert set(calls_made(tmp_path / "results").values()) == {0}
+    manifests = {path: json.loads(path.read_text()) for path in (tmp_path / "results").glob("*/*/manifest.json")}
+    index = (tmp_path / "results" / "index.csv").read_text()
     monkeypatch.setenv(REPLAY_ENV, "1")  # every item redone from the cache, none resumed, no call allowed
     experiment.run(p)
-    assert set(calls_made(tmp_path / "results").values()) == {0}
-    manifest = json.loads(next((tmp_path / "results").glob("*/*/manifest.json")).read_text())
-    assert ANSWERER in json.dumps(manifest)
+    assert set(calls_made(tmp_path / "results", "rescore_accounting.csv").values()) == {0}
+    for path, run in manifests.items():  # a rescore keeps the run's record, and records itself beside it
+        after = json.loads(path.read_text())
+        assert {k: after[k] for k in ("started", "ended", "wall_s", "accounting")} == {
+            k: run[k] for k in ("started", "ended", "wall_s", "accounting")}
+        assert [r["calls"] for r in after["rescores"]] == [0]
+    assert (tmp_path / "results" / "index.csv").read_text() == index
+    assert ANSWERER in json.dumps(list(manifests.values()))

@@ -86,12 +86,20 @@ def assert_rescores_without_a_call(out, timed: tuple = ()):
     (`timed`: tables of wall times, which say how long the replay took and may differ)."""
     items = len(pd.read_json(out / "result_items.jsonl", lines=True))
     (out / "summary.csv").unlink()  # written again by the replay, byte for byte
+    run = json.loads((out / "manifest.json").read_text())
+    accounting_before = (out / "accounting.csv").read_bytes()
     outcome = rescore(out)
     assert outcome["calls"] == 0 and outcome["problems"] == [], outcome
     # summary.csv: absent before, the same as the run's after
     assert [c for c in outcome["changed"] if c not in timed] == ["summary.csv"], outcome
-    accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
+    accounting = pd.read_csv(out / "rescore_accounting.csv").set_index("stage")
     assert accounting.loc["total", "cache_hits"] >= items  # every item asked again, from the cache
+    # the run's own record kept: when it ran, what it cost; the rescore recorded beside it
+    after = json.loads((out / "manifest.json").read_text())
+    assert {k: after[k] for k in ("started", "wall_s", "accounting")} == {k: run[k] for k in ("started", "wall_s",
+                                                                                             "accounting")}
+    assert (out / "accounting.csv").read_bytes() == accounting_before
+    assert after["rescores"][-1]["calls"] == 0 and len(after["rescores"]) == len(run.get("rescores", [])) + 1
 
 
 def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_no_calls(outputs):

@@ -203,6 +203,8 @@ class RunLock:
 
 
 ACCOUNTING_LOG = "accounting_log.csv"
+RESCORED = "rescore"  # an accounting-log status's prefix for a rescore's invocation (runs.rescore)
+RESCORE_ACCOUNTING = "rescore_accounting.csv"  # the latest rescore's calls and hits; accounting.csv stays the run's
 
 
 def log_accounting(directory: Path, started: str, status: str, table: pd.DataFrame) -> None:
@@ -226,6 +228,7 @@ def accounting_to_date(directory: Path) -> dict:
     if not path.exists():
         return {}
     totals = pd.read_csv(path).query("stage == 'total'")
+    totals = totals[~totals["status"].astype(str).str.startswith(RESCORED)]  # a rescore is no part of the run's cost
     return {"invocations": len(totals),
             **totals.drop(columns=["invocation", "status", "stage"]).sum(numeric_only=True).to_dict()}
 

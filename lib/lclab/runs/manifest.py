@@ -24,6 +24,7 @@ import pandas as pd
 
 from .. import paths, prompts
 from ..models.local_models import cpu_name
+from ..models.replay import replaying
 from ..paths import REPO
 from .folders import accounting_to_date
 
@@ -128,9 +129,28 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
         "notebook": notebook_run(),  # the notebook and the parameters it was given, when run_all.sh ran it
         "samples": sorted(p.name for p in Path(directory).glob("*.samples.jsonl")),  # every trial, before it ran
     }
+    if replaying():
+        manifest = _as_rescore(Path(directory), manifest)
     (Path(directory) / "manifest.json").write_text(json.dumps(manifest, indent=1, ensure_ascii=False,
                                                               default=_as_json))
     return manifest
+
+
+# What a rescore leaves as the run made it: when it ran, what it cost, how its trials went (runs.rescore).
+RUN_RECORD = ("started", "ended", "wall_s", "accounting", "accounting_to_date", "notebook")
+
+
+def _as_rescore(directory: Path, rescored: dict) -> dict:
+    """A rescore's manifest: the scores, headline and status it computed, the run's own record kept, and the
+    rescore itself appended under `rescores` (when, how long, its calls and cache hits)."""
+    path = directory / "manifest.json"
+    run = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    event = {k: rescored[k] for k in ("started", "ended", "wall_s", "status")} | {
+        "calls": rescored["accounting"].get("calls"), "cache_hits": rescored["accounting"].get("cache_hits")}
+    kept = {k: run[k] for k in RUN_RECORD if k in run}
+    trials = {**rescored.get("trials", {}),
+              **{k: v for k, v in run.get("trials", {}).items() if k in ("ran", "resumed")}}
+    return {**rescored, **kept, "trials": trials, "rescores": [*run.get("rescores", []), event]}
 
 
 def _as_json(value):

@@ -9,6 +9,11 @@ run's notebook again with the parameters it was given (recorded in its manifest)
 (`models.replay`): no item is resumed from the item log, every reply comes from the cache, and a reply that is not
 there fails its item instead of calling the model. So a fixed scorer or a new metric needs no rerun.
 
+The run's own record stays as it was: its manifest keeps when it ran, what it cost and how its trials went
+(`accounting.csv`, the index row), and the rescore is recorded beside it (the manifest's `rescores`, its calls in
+`rescore_accounting.csv`, a "rescore: ..." line in `accounting_log.csv`). A rescore needs the run's model cache
+(`.cache/llm`, or LCLAB_CACHE_DIR): on a machine without it, the replay stops at the first reply it lacks.
+
 It then says which tables changed, and ends non-zero when a parameter came out different from the run's (a
 notebook default changed since), or when a reply was not in the cache: that stops the replay, and the run's
 tables and manifest stay as they were (the item log only gains rows equal to those it had).
@@ -27,10 +32,12 @@ import pandas as pd
 from ..experiments import find
 from ..models.replay import REPLAY_ENV
 from . import manifest
+from .folders import RESCORE_ACCOUNTING
 from .notebooks import NOTEBOOKS, declared_parameters, execute
 
 TABLES = ("*.csv", "result_items.jsonl")
-NOT_COMPARED = {"accounting.csv", "accounting_log.csv"}  # the invocation's calls and hits differ by design
+# the invocations' calls and hits differ by design
+NOT_COMPARED = {"accounting.csv", "accounting_log.csv", RESCORE_ACCOUNTING}
 
 
 def snapshot(run: Path) -> dict[str, bytes]:
@@ -95,10 +102,10 @@ def rescore(run: str | Path) -> dict:
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     after = manifest.read(run)
     new = snapshot(run)
-    total = pd.read_csv(run / "accounting.csv").set_index("stage").loc["total"]
+    total = pd.read_csv(run / RESCORE_ACCOUNTING).set_index("stage").loc["total"]
     problems = [f"parameter {k!r} was {before['parameters'].get(k)!r}, the rescore ran {v!r}"
                 for k, v in after["parameters"].items() if before["parameters"].get(k) != v]
-    if after["started"] == before["started"]:
+    if len(after.get("rescores", [])) == len(before.get("rescores", [])):
         problems.append(f"the notebook ran, but not this run (it wrote no manifest here; parameters {params})")
     return {"run": f"{before['experiment']}/{before['run_name']}", "calls": int(total["calls"]), "problems": problems,
             "changed": sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))}

@@ -55,7 +55,9 @@ from ..models.cache import check_writable
 from ..models.errors import ITEM_ERRORS
 from ..paths import llm_cache_dir
 from . import manifest
-from .folders import ItemLog, RunLock, json_cells, log_accounting, run_dir, write_atomic
+from ..models.replay import replaying
+from .folders import (RESCORE_ACCOUNTING, RESCORED, ItemLog, RunLock, json_cells, log_accounting, run_dir,
+                      write_atomic)
 from .index import refresh_index
 from .notes import SkippedNote, failure_notes, headline, skipped_note  # noqa: F401 (where experiments find them)
 from .parallel import map_items
@@ -167,7 +169,7 @@ class Run:
     def __exit__(self, *exc) -> None:
         try:
             self._scope.__exit__(*exc)
-            accounting = self.ledger.save(self.dir)  # also after a failure or an interrupt: what was called
+            accounting = self._save_accounting()  # also after a failure or an interrupt: what was called
             if not self._finished:
                 status = "interrupted" if exc[0] is KeyboardInterrupt else "failed" if exc[0] else "unfinished"
                 if status == "failed":  # a stage outside the items failed: its error is the run's first
@@ -195,9 +197,15 @@ class Run:
         self.ran += len(trials) - resumed
         return items
 
+    def _save_accounting(self) -> pd.DataFrame:
+        """This invocation's accounting table, written beside the results: accounting.csv for a run, and for a
+        rescore (a replay) rescore_accounting.csv, so that the run's own record of its cost stays as it was."""
+        return self.ledger.save(self.dir, RESCORE_ACCOUNTING if replaying() else "accounting.csv")
+
     def _record(self, accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int) -> None:
         """Append this invocation to the run's accounting log, then write the manifest (which sums that log)."""
-        log_accounting(self.dir, self.started.isoformat(timespec="seconds"), status, accounting)
+        log_accounting(self.dir, self.started.isoformat(timespec="seconds"),
+                       f"{RESCORED}: {status}" if replaying() else status, accounting)
         repaired = recoveries.since(self._recoveries)  # said on the terminal by ./run_all.sh too
         manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
                        status, headline, n_items, trials={"ran": self.ran, "resumed": self.resumed,
@@ -234,7 +242,7 @@ class Run:
             # A pivot's row labels are data; a plain running index is not.
             write_atomic(self.dir / f"{name}.csv",
                          lambda tmp, t=json_cells(table): t.to_csv(tmp, index=not isinstance(t.index, pd.RangeIndex)))
-        accounting = self.ledger.save(self.dir)
+        accounting = self._save_accounting()
         items = items if items is not None else pd.DataFrame()
         # This run's rows (the item log may also hold rows made with other settings): what comparisons read.
         write_atomic(self.dir / "result_items.jsonl",
