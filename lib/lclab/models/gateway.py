@@ -15,6 +15,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
+
 from ..paths import llm_cache_dir
 from ..prompts import render
 from .accounting import ACCOUNTING
