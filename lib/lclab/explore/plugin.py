@@ -95,7 +95,9 @@ async def desk_page(datasette, request):
     return Response.html(await datasette.render_template("desk.html", {
         "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
         "label_file": str(desk.label_file), "meanings": MEANINGS[desk.kind],
-        "other_kinds": [k for k in KINDS if k != desk.kind and _applies(desk.run_dir, k)]}, request=request))
+        # read only on the finished page, where they are offered: each is a read of the run's item log
+        "other_kinds": [k for k in KINDS if k != desk.kind and _applies(desk.run_dir, k)] if item is None else []},
+        request=request))
 
 
 def _applies(run_dir: Path, kind: str) -> bool:

@@ -33,20 +33,21 @@ def refuse_call(stage: str, what: str) -> None:
                               "cache cleared, or did the prompt change since the run?)")
 
 
-def _failures() -> DiskCache:
+def failures() -> DiskCache:
+    """The record of failed requests beside the model cache (and of endpoints without logprobs: scoring.logprob)."""
     return DiskCache(llm_cache_dir() / "failures", required=("error", "message"))
 
 
 def record_failure(request: dict, err: LLMError) -> None:
     """Keep how a request failed (ParseError with the reply that did not parse, or LogprobsUnavailableError)."""
     if type(err).__name__ in _REPLAYABLE:
-        _failures().put(request, {"error": type(err).__name__, "message": str(err),
+        failures().put(request, {"error": type(err).__name__, "message": str(err),
                                   "raw_text": getattr(err, "raw_text", None)})
 
 
 def replay_failure(request: dict, stage: str) -> None:
     """Under a replay: raise the failure this request met when the run made it, if one is recorded."""
-    kept = _failures().get(request)
+    kept = failures().get(request)
     if kept is None or kept["error"] not in _REPLAYABLE:
         return
     if kept["error"] == "ParseError":

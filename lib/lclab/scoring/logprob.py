@@ -24,8 +24,9 @@ import re
 from typing import Callable, Sequence
 
 from ..models import LogprobsUnavailableError, Request, backend_for, complete, count_tokens
-from ..models.cache import DiskCache
-from ..paths import llm_cache_dir
+# An endpoint's refusal of logprobs is kept with the model cache's failures: a later process asks it without them
+# from its first call, so a warm run makes no call; clearing the model cache forgets it with the replies.
+from ..models.replay import failures
 from .score import Score
 
 DEFAULT_LABELS = ("0", "1")
@@ -195,25 +196,18 @@ def _endpoint(model: str) -> str:
     return repr(sorted(backend_for(model).identity.items()))
 
 
-def _refusals() -> DiskCache:
-    """Where an endpoint's refusal of logprobs is kept, beside the model cache's other failures (models.replay):
-    a later process asks that endpoint without them from its first call, so a warm run makes no call. Clearing
-    the model cache forgets it, as it forgets the endpoint's replies."""
-    return DiskCache(llm_cache_dir() / "failures", required=("error", "message"))
-
-
 def _without_logprobs(model: str) -> bool:
     endpoint = _endpoint(model)
     if endpoint not in _WITHOUT_LOGPROBS and endpoint not in _LOOKED_UP:
         _LOOKED_UP.add(endpoint)
-        if _refusals().get({"endpoint without logprobs": backend_for(model).identity}) is not None:
+        if failures().get({"endpoint without logprobs": backend_for(model).identity}) is not None:
             _WITHOUT_LOGPROBS.add(endpoint)
     return endpoint in _WITHOUT_LOGPROBS
 
 
 def _note_without_logprobs(model: str, err: Exception) -> None:
     _WITHOUT_LOGPROBS.add(_endpoint(model))
-    _refusals().put({"endpoint without logprobs": backend_for(model).identity},
+    failures().put({"endpoint without logprobs": backend_for(model).identity},
                     {"error": type(err).__name__, "message": str(err)})
 
 
