@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 
 def plans(profile: str) -> dict[str, dict[str, float]]:
-    from lclab.planning import plan, speed, stages
+    from lclab.planning import experiment_plan, plan, speed, stages
     from lclab.planning.priors import ANSWER_SPREAD
     from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for, run_order
 
@@ -50,7 +50,7 @@ def plans(profile: str) -> dict[str, dict[str, float]]:
         try:
             with plan.plan_scope():  # one profile: a call or card priced by one notebook is a cache hit for the next
                 for nb in run_order(sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))):
-                    rows = plan.plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))
+                    rows = experiment_plan.plan_notebook(nb.stem, parameters_for(nb, settings), notebook_defaults(nb))
                     out.setdefault(nb.stem, {})[name] = sum(r["seconds"] for r in rows if r["seconds"] == r["seconds"])
         finally:
             speed.speed_factor, stages._runs_of, stages.answer_spread = saved

@@ -37,7 +37,8 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from lclab.models import Request, complete
+from lclab.models import Request
+from lclab.pipeline import Stage
 from lclab.runs.folders import fingerprint
 from lclab.runs.runner import Run, Step, answer_columns, headline
 from lclab.runs.samples import Sample
@@ -48,7 +49,8 @@ from .parameters import Parameters
 
 EXPERIMENT = "toy_sums"
 QUESTIONS = (("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3"))
-ANSWER = Request(max_tokens=4)  # the answering call: the run sends it, a plan looks it up
+# The one model-calling stage, declared once: the run sends it, the lab's planner prices it.
+ANSWER = Stage("answer", request=lambda p: Request(max_tokens=4), prompt=lambda sample: sample.input)
 
 
 def prepare(p: Parameters) -> list[Sample]:
@@ -65,11 +67,11 @@ def exact(response: str | None, target: str) -> Score:
 def run_toy(p: Parameters):
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
         def answer(sample, row):
-            reply = complete(p.model, sample.input, stage="answer", request=ANSWER)
+            reply = ANSWER.ask(p, sample)
             return {**answer_columns(reply), **exact(reply.text, sample.target).columns("correct")}
 
         items = run.trials(prepare(p), key=lambda s: (fingerprint(p.model, s.input),),
-                           describe=lambda s: {"item_id": s.id, "gold": s.target}, steps=[Step("answer", answer)])
+                           describe=lambda s: {"item_id": s.id, "gold": s.target}, steps=[Step(ANSWER.name, answer)])
         right = int(items["correct"].sum())
         lo, hi = wilson_interval(right, len(items))
         summary = pd.DataFrame([{"n": len(items), "accuracy": right / len(items), "lo": lo, "hi": hi}])
@@ -80,20 +82,14 @@ EXPERIMENT = '''
 from pathlib import Path
 
 from lclab.experiments import Experiment, Series, register
-from lclab.planning.stages import planned_replies
-from lclab.runs.declared import declared
 
 from .parameters import Parameters
 from .run import ANSWER, EXPERIMENT, prepare, run_toy
 
-
-def plan(notebook, p):
-    samples = prepare(declared(Parameters, p))
-    return [planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in samples], ANSWER)]
-
-
+# prepare + stages are the plan: the lab's planner walks the samples through the stages (no plan function).
 register(Experiment(
-    name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), plan=plan, prepare=prepare, run=run_toy,
+    name=EXPERIMENT, notebook=str(Path(__file__).parent / "90_toy_sums.ipynb"), prepare=prepare, stages=(ANSWER,),
+    run=run_toy,
     parameters=Parameters, comparable=("n_items",), series=Series(key=("item_id",), value="correct"),
     description="Can the model add?"))
 '''

@@ -48,7 +48,8 @@ FAN_OUT = {"claim check", "score"}
 def planned_calls(nb, params) -> dict:
     """{(gateway stage, model): calls} of the notebook's plan, before it runs (no model call); judge cards and
     embeddings aside (a card's verdicts are kept outside the gateway's accounting, texts are embedded apart)."""
-    from lclab.planning.plan import new_plan, plan_notebook
+    from lclab.planning.experiment_plan import plan_notebook
+    from lclab.planning.plan import new_plan
     from lclab.runs.notebooks import notebook_defaults
 
     new_plan()
@@ -60,9 +61,10 @@ def planned_calls(nb, params) -> dict:
     return out
 
 
-def assert_plan_counted_the_run(planned: dict, outputs) -> None:
+def assert_plan_counted_the_run(planned: dict, outputs, exact: bool = False) -> None:
     """Every stage the plan counted has the run's calls (made or read from the cache), exactly; fan-out stages
-    within a factor of two of the declared prior, reported."""
+    within a factor of two of the declared prior, reported. `exact`: every stage's requests (calls made and
+    repeats answered from the cache) as planned, fan-out stages too (a fake model whose fan-out the plan was given)."""
     made: dict = {}  # (stage, model) -> [calls made, calls answered from the cache]
     for path in (outputs / "results").glob("*/*/accounting.csv"):
         table = pd.read_csv(path)
@@ -74,7 +76,9 @@ def assert_plan_counted_the_run(planned: dict, outputs) -> None:
     # is one call and a cache hit; a plan may count it once or each time it is asked.
     for key, n in planned.items():
         calls, hits = made.get(key, [0, 0])
-        if key[0] in FAN_OUT:
+        if exact:
+            assert n == calls + hits, f"{key}: planned {n}, ran {calls} (+{hits} repeated); all: {made}"
+        elif key[0] in FAN_OUT:
             assert n / 2 <= calls + hits <= 2 * n, f"{key}: planned {n}, ran {calls} (+{hits} repeated)"
         else:
             assert calls <= n <= calls + hits, f"{key}: planned {n}, ran {calls} (+{hits} repeated); all: {made}"

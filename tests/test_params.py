@@ -84,7 +84,8 @@ def test_run_all_refuses_a_bad_profile_in_one_line_before_any_model_is_assembled
 def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
     from lclab.models import ACCOUNTING
     from lclab.models.llama import LocalBackend
-    from lclab.planning.plan import plan_notebook, plan_table
+    from lclab.planning.experiment_plan import plan_notebook
+    from lclab.planning.plan import plan_table
     from lclab.runs.notebooks import load_profile
 
     loaded_before = LocalBackend.loaded_models()

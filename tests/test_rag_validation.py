@@ -94,7 +94,7 @@ def test_multi_chunk_rows_need_exactly_three_current_chunks(tmp_path, chunks):
 
 
 def test_a_quick_run_indexes_the_questions_documents_and_others_up_to_n_and_plans_the_same(chunks):
-    from lclab.planning.plan import plan_notebook
+    from lclab.planning.experiment_plan import plan_notebook
     from lclab.rag_validation.run import indexed_chunks, subset_label
     from lclab.runs.notebooks import NOTEBOOKS, notebook_defaults
 

@@ -97,6 +97,9 @@ class Experiment:
                      `--plan` to say how wide that rate's corrected interval is with 0, 30, 60, 120 labels
     run:             Parameters -> Result: the run its notebook makes (the plumbing tests call it in-process, on
                      the fake model, beside its plan)
+    stages:          its model-calling stages (lclab.pipeline.Stage), in order: with `prepare`, all the generic
+                     planner needs (lclab.planning.experiment_plan), so `plan` is left None; an experiment whose
+                     later stages' prompts cannot be known before a call registers its own `plan` instead
     """
 
     name: str
@@ -110,7 +113,13 @@ class Experiment:
     parameters: type | None = None
     prepare: Callable[..., list] | None = None
     run: Callable[[Any], Any] | None = None
+    stages: tuple = ()
     description: str = ""
+
+    def declared(self, values: dict) -> Any:
+        """Its Parameters filled from a plan's parameters dict (the declared names; anything else is not its)."""
+        names = set(self.parameters.__dataclass_fields__)
+        return self.parameters(**{k: v for k, v in values.items() if k in names})
 
     @property
     def notebook_stem(self) -> str:

@@ -4,47 +4,43 @@ from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
 from ..planning.plan import planned_embeddings
-from ..models.judge_choice import judge_spec
-from ..planning.stages import (Judged, answers_and_judges, estimated, named, planned_judges, planned_replies,
-                               reply_tokens, template_prompt_tokens, text_tokens)
-from ..scoring.judge_card import planned_card
+from ..planning.experiment_plan import planned_stages
+from ..planning.stages import Judged, estimated, named, planned_judges, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
-from ..qa import load_validated
-from ..qa.closed_book import closed_book_samples
+from ..qa import closed_book, load_validated
 from ..retrieval.chunking import Chunker
 from ..runs.declared import declared
-from ..scoring.judges import judge_requests
+from ..scoring.judge_card import planned_card
 from ..text.context import IF_ABSENT
 from .parameters import Parameters
 from .run import EXPERIMENT, document_sets, prepare, run_context_vs_rag
-from ..models import Request
+from .stages import ANSWER, JUDGE
 
 
-def plan(notebook: str, p: dict) -> list[dict]:
+def plan(notebook: str, given: dict) -> list[dict]:
     """The run's own samples: long context's exact prompts (looked up in the cache) and their judges; every
     retrieving arm's answer prompts (RAG, the frontier's other k, Self-Route's first call) priced by their
     template with k of the set's own chunks at their mean size (retrieval, an embedding model, is not run for a
     plan) and their judges; unanswerable sets answered but never judged; the embedding stage; the closed-book
     arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again."""
-    model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
-    judging = judge_requests(p["self_consistency"])
-    answer = Request(max_tokens=p["max_answer_tokens"])  # as steps.Answering asks
-    validated = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
+    p = declared(Parameters, given)
+    model, judge = ANSWER.model(p), JUDGE.model(p)
+    validated = load_validated(p.corpus, p.qa_path, p.n_qa)
     qa = validated[2]
-    samples = prepare(declared(Parameters, p), validated)  # the run's own trials
+    samples = prepare(p, validated)  # the run's own trials
     sets = document_sets(samples)
-    if_absent = IF_ABSENT if p["unanswerable_share"] else ""
+    if_absent = IF_ABSENT if p.unanswerable_share else ""
     long = [s for s in samples if s["method"] == "long_context"]
-    rows = answers_and_judges(notebook, EXPERIMENT, model, judge, [s for s in long if s["answerable"]], answer,
-                              judging)
+    rows = planned_stages(notebook, EXPERIMENT, p, [s for s in long if s["answerable"]], (ANSWER, JUDGE))
     rows = [named(rows[0], "answer, long context"), named(rows[1], "judge, long context")]
     if any(not s["answerable"] for s in long):
-        rows.append(named(planned_replies(notebook, EXPERIMENT, "answer", model,
-                                          [s.input for s in long if not s["answerable"]], answer),
-                          "answer, long context, unanswerable (refusal rule, no judge)"))
-    chunker = Chunker(p["chunk_tokens"], "tokens")
+        rows += [named(r, "answer, long context, unanswerable (refusal rule, no judge)") for r in planned_stages(
+            notebook, EXPERIMENT, p, [s for s in long if not s["answerable"]], (ANSWER,))]
+    # The retrieving arms' prompts hold what retrieval finds (an embedding model, not run for a plan): priced by
+    # the template, the declared exception (docs/layout.md).
+    chunker = Chunker(p.chunk_tokens, "tokens")
     chunks = {(s.qa_id, s.noise_pct): chunker.split(s.docs) for s in sets}
-    reply, source = reply_tokens(EXPERIMENT, "answer", model, p["max_answer_tokens"])
+    reply, source = reply_tokens(EXPERIMENT, ANSWER.name, model, p.max_answer_tokens)
     arms = {"rag": "RAG", "frontier": "RAG at the frontier's other k", "self_route": "Self-Route, chunks first"}
     for arm, label in arms.items():
         mine = [s for s in samples if s["k"] is not None and _arm(s["method"]) == arm]
@@ -58,31 +54,31 @@ def plan(notebook: str, p: dict) -> list[dict]:
         # unanswerable sets are on), its first call is RAG's own prompt: a cache hit, no time.
         same_as_rag = arm == "self_route" and if_absent == IF_ABSENT
         rows.append(estimated(notebook, f"answer, {label}" + (" = RAG's calls" if same_as_rag else ""), model,
-                              prompts, reply, source, repeated=1.0 if same_as_rag else 0.0))
+                              prompts, reply, source, repeated=1.0 if same_as_rag else 0.0,
+                              request=ANSWER.requests(p)[0]))
         judged = [s for s in mine if s["answerable"]]
         if judged:
-            rows.append(named(planned_judges(notebook, EXPERIMENT, "judge", judge, "judge_correct", ("answer",),
-                                             [Judged({"question": s.source.question, "gold_answer": s.target})
-                                              for s in judged], "answer", model, p["max_answer_tokens"], judging),
-                              f"judge, {label}"))
+            rows.append(named(planned_judges(notebook, EXPERIMENT, JUDGE.name, judge, JUDGE.template, JUDGE.slots,
+                                             [Judged(JUDGE.known(s)) for s in judged], ANSWER.name, model,
+                                             p.max_answer_tokens, JUDGE.requests(p)), f"judge, {label}"))
     # every set's chunks and its question, embedded for RAG
-    rows.append(planned_embeddings(notebook, p["embedder"], [c.text for cs in chunks.values() for c in cs]
+    rows.append(planned_embeddings(notebook, p.embedder, [c.text for cs in chunks.values() for c in cs]
                                    + [s.question for s in sets]))
-    if p["closed_book"]:  # the run's own closed-book samples: exact prompts, a judge call each
-        closed = answers_and_judges(notebook, EXPERIMENT, model, judge, closed_book_samples(qa), answer, judging,
-                                    stage="closed-book answer")
+    if p.closed_book:  # the run's own closed-book samples: exact prompts, a judge call each
+        closed = planned_stages(notebook, EXPERIMENT, p, closed_book.closed_book_samples(qa), closed_book.STAGES)
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]
-    return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p["card_texts"])]
+    return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p.card_texts)]
 
 
 def _arm(method: str) -> str:
     return "frontier" if method.startswith("rag@") else method
 
 
-def design(p: dict) -> Design:
+def design(given: dict) -> Design:
     """The primary comparison: long context minus RAG, paired by QA pair over the noise levels."""
-    _, _, qa = load_validated(p["corpus"], p["qa_path"], p["n_qa"])
-    return Design(units=len(qa), unit="QA pairs", items_per_unit=2 * len(p["noise_levels"]),
+    p = declared(Parameters, given)
+    _, _, qa = load_validated(p.corpus, p.qa_path, p.n_qa)
+    return Design(units=len(qa), unit="QA pairs", items_per_unit=2 * len(p.noise_levels),
                   comparison="long context − RAG", contrast=("method", "long_context", "rag"))
 
 

@@ -119,8 +119,7 @@ def run_context_vs_rag(p: Parameters) -> Result:
         value = read_value(reading)  # the judge's verdicts where its card says it can tell, else the string match
         effects, line = method_effects(items, value, reading)
         lengths, length_line = long_context_length(items, value)
-        arm, arm_notes = closed_book_arm(run, p.closed_book, items, p.model, reading, qa, p.max_answer_tokens,
-                                         p.self_consistency, p.max_workers, by=("noise_pct", "method"))
+        arm, arm_notes = closed_book_arm(run, p, items, reading, qa, by=("noise_pct", "method"))
         notes += judge_notes(reading) + card_notes(reliability) + [line, length_line] + arm_notes
         more, more_notes = arm_tables(every, bool(p.frontier_k), p.self_route, bool(p.unanswerable_share), reading)
         notes += more_notes

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..models import Request, complete
 from ..retrieval.chunking import Chunker
 from ..runs.folders import fingerprint
 from ..runs.runner import answer_columns
@@ -21,6 +20,7 @@ from ..scoring.judges import JUDGE, correctness_columns, judge_correct
 from ..scoring.refusal import refusal_cue
 from ..text.context import IF_ABSENT, answer_prompt
 from .sets import DocumentSet, retrieve
+from .stages import ANSWER
 
 
 def retrieval_columns(doc_set: DocumentSet, got: dict) -> dict:
@@ -63,7 +63,7 @@ class TrialSteps:
             sample.source, self.store, self.embedder, self.chunker, sample["k"], self.index_dir))
 
     def _complete(self, prompt: str):
-        return complete(self.model, prompt, stage="answer", request=Request(max_tokens=self.max_answer_tokens))
+        return ANSWER.send(self, prompt)
 
     def _columns(self, reply) -> dict:
         out = answer_columns(reply)

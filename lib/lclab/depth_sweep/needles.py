@@ -8,7 +8,6 @@ import random
 
 import pandas as pd
 
-from ..models import Request, complete
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step, answer_columns
 from ..runs.samples import Sample
@@ -16,14 +15,10 @@ from ..stats import bootstrap_mean_ci
 from ..text.context import candidate_distractors
 from ..text.normalize import contains_answer
 from .haystacks import multi_needle, spread_depths
+from .stages import needle_answer
 
 KEY = ("group", "needles", "context_tokens", "fingerprint")
 
-
-
-def needle_request(max_answer_tokens: int, needles: int) -> Request:
-    """A multi-needle answer's request: room for every needle's answer (the run and its plan both ask this)."""
-    return Request(max_tokens=max_answer_tokens * needles)
 
 def needle_trials(qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], seed: int, count,
                   count_text) -> list[Sample]:
@@ -45,24 +40,24 @@ def needle_trials(qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], see
     return trials
 
 
-def run_needles(run: Run, model: str, qa: pd.DataFrame, pool, ks: list[int], budgets: list[int], seed: int, count,
-                count_text, max_answer_tokens: int, workers: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Answer every multi-needle trial (resumable, needles.jsonl); (rows, fraction found per k and budget)."""
+def run_needles(run: Run, p, qa: pd.DataFrame, pool, count, count_text) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Answer every multi-needle trial, `p.needles` above 1 (resumable, needles.jsonl); (rows, fraction found per
+    k and budget)."""
+    ks, model = [k for k in p.needles if k > 1], p.model
     if not ks:
         return pd.DataFrame(), pd.DataFrame()
-    trials = needle_trials(qa, pool, ks, budgets, seed, count, count_text)
+    trials = needle_trials(qa, pool, ks, p.context_tokens, p.seed, count, count_text)
 
     def answer(trial: Sample, row: dict) -> dict:
-        reply = complete(model, trial.input, stage="multi-needle answer",
-                         request=needle_request(max_answer_tokens, trial["needles"]))
+        reply = needle_answer(trial["needles"]).ask(p, trial)
         found = [contains_answer(reply.text, gold) for gold in trial.target]
         return {**answer_columns(reply), "found": found, "fraction_found": sum(found) / len(found)}
 
     rows = run.trials(
         trials, log=run.log(KEY, "needles.jsonl"),
-        key=lambda t: (t.id, t["needles"], t["context_tokens"], fingerprint(model, max_answer_tokens, t.input)),
+        key=lambda t: (t.id, t["needles"], t["context_tokens"], fingerprint(model, p.max_answer_tokens, t.input)),
         describe=lambda t: {"golds": t.target, "depths": spread_depths(t["needles"]), "model": model},
-        steps=[Step("multi-needle answer", answer, workers)])
+        steps=[Step(needle_answer(1).name, answer, p.max_workers)])
     table = []
     for (k, budget), part in rows.groupby(["needles", "context_tokens"]) if "fraction_found" in rows else []:
         lo, hi = bootstrap_mean_ci(part["fraction_found"].dropna().tolist())

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from ..models import Request, budget_counters, check_budget, complete, tokenizer_name
+from ..models import budget_counters, check_budget, tokenizer_name
 from ..models.embeddings import DEFAULT_EMBEDDER
 from ..models.judge_choice import choose_judge
 from ..qa import load_validated
@@ -29,6 +29,7 @@ from .effects import depth_tables
 from .haystacks import mean_similarity, shared_fillers, similar_fillers
 from .needles import needle_notes, run_needles
 from .parameters import Parameters
+from .stages import SWEEP
 
 EXPERIMENT = "depth_sweep"
 KEY = ("qa_id", "context_tokens", "depth", "fingerprint")
@@ -132,9 +133,10 @@ def run_depth_sweep(p: Parameters) -> Result:
         count, count_text = budget_counters(p.model)
         trials = prepare(p, (loaded, pool, qa))
 
+        answering, judging = SWEEP
+
         def answer(s: Sample, row: dict) -> dict:
-            return answer_columns(complete(p.model, s.input, stage="answer",
-                                           request=Request(max_tokens=p.max_answer_tokens)))
+            return answer_columns(answering.ask(p, s))
 
         def judge(s: Sample, row: dict) -> dict:
             verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, p.self_consistency)
@@ -146,12 +148,11 @@ def run_depth_sweep(p: Parameters) -> Result:
                     fingerprint(p.model, judge_model, p.max_answer_tokens, s.input, JUDGE, p.self_consistency,
                                 *([t.distractors] if t.distractors != "random" else [])))
 
-        # Answers first, all of them, in prefix-sharing order; judging afterwards, so
-        # judge prompts do not evict the shared documents from llama.cpp's KV cache.
         items = run.trials(
             trials, log=run.log(KEY), key=key,
             describe=lambda s: describe(s) | {"model": p.model, "judge_model": judge_model} | placed_by(s),
-            steps=[Step("answer", answer, p.max_workers), Step("judge", judge, p.max_workers)])
+            steps=[Step(answering.name, answer, answering.concurrency(p)),
+                   Step(judging.name, judge, judging.concurrency(p))])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(p.model)}"]
         disagree = judge_vs_match(items)
@@ -162,10 +163,8 @@ def run_depth_sweep(p: Parameters) -> Result:
         depth, depth_lines = depth_tables(base, reading, list(p.context_tokens), p.distractors[0])
         depth = named_judge(depth, reading)
         notes += judge_notes(reading) + card_notes(reliability) + depth_lines
-        _, needle_table = run_needles(run, p.model, qa, pool, [k for k in p.needles if k > 1], p.context_tokens,
-                                      p.seed, count, count_text, p.max_answer_tokens, p.max_workers)
-        arm, arm_notes = closed_book_arm(run, p.closed_book, items, p.model, reading, qa, p.max_answer_tokens,
-                                         p.self_consistency, p.max_workers)
+        _, needle_table = run_needles(run, p, qa, pool, count, count_text)
+        arm, arm_notes = closed_book_arm(run, p, items, reading, qa)
         notes += needle_notes(needle_table) + arm_notes
         arm = named_judge(arm, reading)
         return run.result(summarize(items, reading), items=items, notes=notes,

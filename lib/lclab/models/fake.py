@@ -8,7 +8,8 @@ What it answers (each choice drawn from a hash of the model name, the messages a
     free text             a few words of the prompt's last message (so a string match sometimes holds)
     one token (logprobs)  "1" or "0", with both among its top alternatives
     a JSON schema         an object of that shape: each required key, arrays of the length the prompt asks for
-                          ("exactly N") or of 1-3 items, ids 1..N, enum values from the enum
+                          ("exactly N") or of ARRAY_LENGTH items (a claim list, a fact list: a fan-out a test
+                          can give the plan), ids 1..N, enum values from the enum
     JSON mode             the boolean key the prompt names (`correct`, `supported`, ...) or the string keys it
                           names ('question' and 'answer')
     logprobs              every reply token with itself and one alternative (true/false, 1/0) as its top two
@@ -30,6 +31,7 @@ from .protocol import RawReply, Settings
 from .specs import ModelSpec
 
 WINDOW = 32_768
+ARRAY_LENGTH = 3
 TOKEN = re.compile(r'\w+|\s+|[^\w\s]')
 OPPOSITE = {"true": "false", "false": "true", "1": "0", "0": "1"}
 
@@ -101,7 +103,7 @@ def _from_schema(schema: dict, prompt: str, rng: random.Random, index: int = 1):
         return {key: (index if key == "id" else _from_schema(sub, prompt, rng, index))
                 for key, sub in schema.get("properties", {}).items()}
     if kind == "array":
-        n = _asked_count(prompt) or rng.randint(1, 3)
+        n = _asked_count(prompt) or ARRAY_LENGTH
         return [_from_schema(schema.get("items", {}), prompt, rng, i + 1) for i in range(n)]
     if kind == "boolean":
         return rng.random() < 0.5

@@ -24,7 +24,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
     items = items[:p["n_items"]] if p["n_items"] else items
     rows = []
     for model in p["models"] or [p["model"]]:
-        for i, variant in enumerate(p["variants"]):
+        for variant in p["variants"]:
             for level in p["concurrency"]:
                 prepared = {it.item_id: prepare(it, p["language"]) for it in items}
                 for x in prepared.values():
@@ -32,7 +32,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
                 tag = None if level == 1 else f"concurrency={level}"
                 reuse = one_at_a_time_local(model, {"max_workers": level})
                 name = f"{variant}, concurrency {level}"
-                if p["pronouns"] and i == 0:  # the other variants reuse these replies from the cache
+                if p["pronouns"]:  # every variant asks them; after the first, from the cache (priced as repeats)
                     rows.append(named(_pronouns(notebook, model, prepared, tag), f"pronouns ({name})"))
                 nli = nli_samples(prepared, variant, p["with_document"], p["order"])
                 if variant == "probability":

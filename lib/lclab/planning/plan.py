@@ -195,28 +195,6 @@ def priced_once(what: str, model: str, prompts: list) -> list:
     return fresh
 
 
-def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
-    """The plan of one notebook under its parameters (`defaults`, its declared values, where not given)."""
-    from ..experiments import for_notebook
-
-    p = defaults | params
-    experiment = for_notebook(notebook)
-    with plan_scope():
-        rows = experiment.plan(notebook, p) if experiment and experiment.plan else []
-    return [*rows, start_row(notebook, rows)] if rows else rows
-
-
-def start_row(notebook: str, rows: list[dict]) -> dict:
-    """The time a notebook spends outside its calls: the kernel's start and imports, and loading each model it
-    will call (lclab.planning.priors: declared, from this machine's cold default run)."""
-    from .priors import LOAD_SECONDS, NOTEBOOK_START_SECONDS
-
-    loaded = sorted({r["model"] for r in rows if r.get("calls", 0) > r.get("cached", 0) and r.get("model")})
-    seconds = NOTEBOOK_START_SECONDS + sum(load_seconds(m, LOAD_SECONDS.get(m, 0.0)) for m in loaded)
-    return {"notebook": notebook, "stage": "start (kernel, imports, model loads; declared)", "model": "",
-            "calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": seconds, "cost_usd": 0.0}
-
-
 def plan_table(rows: list[dict]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=COLUMNS)
     if len(table):

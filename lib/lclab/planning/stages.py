@@ -256,18 +256,3 @@ def planned_replies(notebook: str, experiment: str, stage: str, model: str, prom
     each reply not cached priced at what earlier runs measured for the stage (else at the request's budget)."""
     reply, _ = reply_tokens(experiment, stage, model, request.max_tokens)
     return planned_answers(notebook, stage, model, prompts, request, reuse_prefix, reply=reply)[0]
-
-
-def answers_and_judges(notebook: str, experiment: str, model: str, judge: str, samples: list, answer: Request,
-                       judge_requests: list[Request], stage: str = "answer", reuse_prefix: bool = False) -> list[dict]:
-    """An answer per sample (its `input`, the exact prompt, asked with the run's `answer` request) and the seed's
-    correctness judge on each (the question from `sample.source.question`, the reference from `sample.target`),
-    one call per entry of `judge_requests`."""
-    prompts = [s.input for s in samples]
-    answers = cached_answers(model, prompts, answer)
-    items = [Judged({"question": s.source.question, "gold_answer": s.target}, None if a is None else {"answer": a})
-             for s, a in zip(samples, answers)]
-    return [planned_replies(notebook, experiment, stage, model, prompts, answer, reuse_prefix),
-            planned_judges(notebook, experiment, "judge", judge, "judge_correct", ("answer",), items, stage, model,
-                           answer.max_tokens, judge_requests)]
-

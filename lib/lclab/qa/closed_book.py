@@ -9,17 +9,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..models import Request, complete
+from ..models import Request
+from ..pipeline import Stage
 from ..prompts import render
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step, answer_columns
 from ..runs.samples import Sample
-from ..scoring.judges import JUDGE, correctness_columns, judge_correct
+from ..scoring.judges import JUDGE, correctness_columns, correctness_judge, judge_correct
 from ..stats import proportion_summary, wilson_interval
 from ..stats.clusters import cluster_paired_effect
 from .judged import read_value
 
 KEY = ("qa_id", "fingerprint")
+# The arm's two stages (p: the experiment's Parameters, with model, judge_model, max_answer_tokens,
+# self_consistency and max_workers): the answer with no context, and the correctness judge on it.
+ANSWER = Stage("closed-book answer", request=lambda p: Request(max_tokens=p.max_answer_tokens),
+               prompt=lambda s: s.input)
+STAGES = (ANSWER, correctness_judge(reads=ANSWER.name))
 
 
 def closed_book_samples(qa: pd.DataFrame) -> list[Sample]:
@@ -29,24 +35,22 @@ def closed_book_samples(qa: pd.DataFrame) -> list[Sample]:
             for r in qa.itertuples(index=False)]
 
 
-def run_closed_book(run: Run, model: str, judge_model: str, qa: pd.DataFrame, max_answer_tokens: int,
-                    self_consistency: int, workers: int) -> pd.DataFrame:
+def run_closed_book(run: Run, p, judge_model: str, qa: pd.DataFrame) -> pd.DataFrame:
     """Answer and judge every QA pair closed-book (resumable: closed_book.jsonl in the run folder)."""
     def answer(s: Sample, row: dict) -> dict:
-        return answer_columns(complete(model, s.input, stage="closed-book answer",
-                                       request=Request(max_tokens=max_answer_tokens)))
+        return answer_columns(ANSWER.ask(p, s))
 
     def judge(s: Sample, row: dict) -> dict:
-        verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, self_consistency)
+        verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, p.self_consistency)
         return correctness_columns(verdict, row["response"], s.target)
 
     return run.trials(
         closed_book_samples(qa), log=run.log(KEY, "closed_book.jsonl"),
-        key=lambda s: (s["qa_id"], fingerprint(model, judge_model, max_answer_tokens, s.input, JUDGE,
-                                                self_consistency)),
-        describe=lambda s: {"question": s.source.question, "gold": s.target, "model": model,
+        key=lambda s: (s["qa_id"], fingerprint(p.model, judge_model, p.max_answer_tokens, s.input, JUDGE,
+                                                p.self_consistency)),
+        describe=lambda s: {"question": s.source.question, "gold": s.target, "model": p.model,
                             "judge_model": judge_model},
-        steps=[Step("closed-book answer", answer, workers), Step("judge", judge, workers)])
+        steps=[Step(ANSWER.name, answer, ANSWER.concurrency(p)), Step(STAGES[1].name, judge, ANSWER.concurrency(p))])
 
 
 def known_pairs(closed: pd.DataFrame, value: str = "judge_correct") -> set:
@@ -92,15 +96,14 @@ def reading_gain(items: pd.DataFrame, closed: pd.DataFrame, value: str = "judge_
     return pd.DataFrame(rows, columns=columns).assign(read_from=value)
 
 
-def closed_book_arm(run: Run, on: bool, items: pd.DataFrame, model: str, reading, qa: pd.DataFrame,
-                    max_answer_tokens: int, self_consistency: int, workers: int,
+def closed_book_arm(run: Run, p, items: pd.DataFrame, reading, qa: pd.DataFrame,
                     by: tuple[str, ...] = ("context_tokens", "depth")) -> tuple[dict, list[str]]:
     """The arm's tables (`closed_book`, `reading_gain`, and `by_<last of by>_not_known`: accuracy per `by` cell
-    on the pairs not known closed-book) and its note; nothing when off. Judged by `reading.judge` and read from
-    its verdicts where its card says it can tell (else from the string match, lclab.qa.judged)."""
-    if not on:
+    on the pairs not known closed-book) and its note; nothing unless `p.closed_book`. Judged by `reading.judge`
+    and read from its verdicts where its card says it can tell (else from the string match, lclab.qa.judged)."""
+    if not p.closed_book:
         return {}, []
-    closed = run_closed_book(run, model, reading.judge.spec, qa, max_answer_tokens, self_consistency, workers)
+    closed = run_closed_book(run, p, reading.judge.spec, qa)
     value = read_value(reading)
     gain = reading_gain(items, closed, value, reading)
     known = known_pairs(closed, value)

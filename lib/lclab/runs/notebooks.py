@@ -160,8 +160,8 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     import pandas as pd
 
     from ..planning import machine
-    from ..planning.plan import new_plan, plan_notebook, plan_scope, plan_table, shown_plan
-    from ..planning.speed import speed_factor
+    from ..planning.experiment_plan import plan_notebook
+    from ..planning.plan import new_plan, plan_scope, plan_table, shown_plan, speed_factor
 
     machine.ensure_for(local_models_needed(plans))  # this machine's numpy figures, for models not probed yet
     new_plan()

@@ -17,7 +17,8 @@ QUOTED = ("default", "documented")  # the profiles whose plans the README quotes
 def planned(profile: str) -> dict:
     """{"calls", "embedded", "seconds"} of a profile's plan over every notebook (no model is called or loaded):
     model calls, and texts looked up or embedded by the embedding stages, apart."""
-    from ..planning.plan import new_plan, plan_notebook, plan_scope, plan_table
+    from ..planning.experiment_plan import plan_notebook
+    from ..planning.plan import new_plan, plan_scope, plan_table
 
     new_plan()
     settings = load_profile(profile)

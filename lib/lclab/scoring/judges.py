@@ -21,6 +21,7 @@ reason: it is counted as a failure, never as a "no".
 from __future__ import annotations
 
 from ..models import ParseError, Request, complete
+from ..pipeline import Stage
 from ..prompts import render
 from ..text.normalize import contains_answer
 from .logprob import complete_with_logprobs, read_values, with_logprobs
@@ -72,6 +73,15 @@ def judge_requests(samples: int = 0) -> list[Request]:
     sample), as a plan looks them up: `gateway.cached(judge, prompt, request)`."""
     return [with_logprobs(VERDICT),
             *(VERDICT.but(temperature=SAMPLE_TEMPERATURE, sample=i + 1) for i in range(samples))]
+
+
+def correctness_judge(reads: str = "answer", name: str = "judge") -> Stage:
+    """The seed's correctness judge as a declared stage: the run calls `judge_correct` on each sample's reply of
+    stage `reads` (the question from `sample.source.question`, the reference from `sample.target`); the plan
+    prices the same template under `judge_requests(p.self_consistency)`."""
+    return Stage(name, role="judge", request=lambda p: judge_requests(p.self_consistency), reads=reads,
+                 template="judge_correct", slots=("answer",),
+                 known=lambda s: {"question": s.source.question, "gold_answer": s.target})
 
 
 def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0,

@@ -6,51 +6,53 @@ from __future__ import annotations
 from ..experiments import Design, Experiment, Series, register
 from ..models import within_window
 from ..planning.plan import one_at_a_time_local
-from ..models import Request
-from ..planning.stages import named, planned_replies
+from ..planning.experiment_plan import planned_stages
+from ..planning.stages import named
 from ..runs.declared import declared
 from .parameters import Parameters
 from .ruler import PREFIX_ROOM, RULER_TASKS, expand
 from .run import EXPERIMENT, answer_budget, closed_book_samples, prepare, run_synthetic
+from .stages import answer_stage
 from .tasks import WITHOUT_DEPTH
 
 
-def plan(notebook: str, p: dict) -> list[dict]:
-    """Every sample's exact prompt (the run's own `prepare`), looked up in the cache; no judge."""
-    samples = prepare(declared(Parameters, p), progress=False)
-    lengths, _ = within_window(p["model"], p["context_tokens"], p["max_answer_tokens"], p["beyond_window"])
-    beyond = [n for n in p["context_tokens"] if n not in lengths]
+def plan(notebook: str, given: dict) -> list[dict]:
+    """Every sample's exact prompt (the run's own `prepare`) through the answer stage, looked up in the cache; no
+    judge."""
+    p = declared(Parameters, given)
+    samples = prepare(p, progress=False)
+    lengths, _ = within_window(p.model, p.context_tokens, p.max_answer_tokens, p.beyond_window)
+    beyond = [n for n in p.context_tokens if n not in lengths]
     unanswerable = sum(not s["answerable"] for s in samples)
     notes = ((f"; {unanswerable} of them unanswerable" if unanswerable else "")
              + (f"; {beyond} left out: beyond the window" if beyond else ""))
     # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens, and room for the answer prefix):
     # one row per budget.
-    budgets = sorted({answer_budget(s, p["max_answer_tokens"]) for s in samples},
-                     key=lambda b: b != p["max_answer_tokens"])
-    rows = [named(planned_replies(notebook, EXPERIMENT, "answer", p["model"],
-                                  [s.input for s in samples if answer_budget(s, p["max_answer_tokens"]) == b],
-                                  Request(max_tokens=b), reuse_prefix=one_at_a_time_local(p["model"], p)),
-                  ("answer (no judge)" if b == p["max_answer_tokens"] else
-                   f"answer, RULER's {b - PREFIX_ROOM}-token budget and {PREFIX_ROOM} for its prefix (no judge)")
-                  + (notes if j == 0 else ""))
-            for j, b in enumerate(budgets)] if samples else []
-    if p["closed_book"]:  # the run's own closed-book samples: one question per haystack, no text
-        closed = closed_book_samples(p["model"], p["tasks"], p["n_samples"], p["seed"], p["corpus"],
-                                     p["value_kinds"], p["qa_path"])
-        rows.append(named(planned_replies(notebook, EXPERIMENT, "answer", p["model"], [s.input for s in closed],
-                                          Request(max_tokens=p["max_answer_tokens"])),
-                          "answer, closed book (no judge)"))
+    budgets = sorted({answer_budget(s, p.max_answer_tokens) for s in samples}, key=lambda b: b != p.max_answer_tokens)
+    reuse = one_at_a_time_local(p.model, given)
+    rows = []
+    for j, b in enumerate(budgets):
+        mine = [s for s in samples if answer_budget(s, p.max_answer_tokens) == b]
+        (row,) = planned_stages(notebook, EXPERIMENT, p, mine, (answer_stage(b),), reuse_prefix=reuse)
+        rows.append(named(row, ("answer (no judge)" if b == p.max_answer_tokens else
+                                f"answer, RULER's {b - PREFIX_ROOM}-token budget and {PREFIX_ROOM} for its prefix "
+                                "(no judge)") + (notes if j == 0 else "")))
+    if p.closed_book:  # the run's own closed-book samples: one question per haystack, no text
+        closed = closed_book_samples(p.model, p.tasks, p.n_samples, p.seed, p.corpus, p.value_kinds, p.qa_path)
+        (row,) = planned_stages(notebook, EXPERIMENT, p, closed, (answer_stage(p.max_answer_tokens),))
+        rows.append(named(row, "answer, closed book (no judge)"))
     return rows
 
 
-def design(p: dict) -> Design:
+def design(given: dict) -> Design:
     """The primary comparison: the longest length minus the shortest, paired by haystack."""
-    lengths, tasks = sorted(p["context_tokens"]), expand(p["tasks"])
-    per_task = f"{p['n_samples']} per task x {len(tasks)} tasks, pooled over tasks"
+    p = declared(Parameters, given)
+    lengths, tasks = sorted(p.context_tokens), expand(p.tasks)
+    per_task = f"{p.n_samples} per task x {len(tasks)} tasks, pooled over tasks"
     # RULER's tasks and the word tasks have no asked depth: one item per length (the mean over a mixed set)
-    per_haystack = [len(lengths) * (1 if t in RULER_TASKS or t in WITHOUT_DEPTH else len(p["depths"]))
+    per_haystack = [len(lengths) * (1 if t in RULER_TASKS or t in WITHOUT_DEPTH else len(p.depths))
                     for t in tasks]
-    return Design(units=p["n_samples"] * len(tasks), unit=f"haystacks ({per_task})",
+    return Design(units=p.n_samples * len(tasks), unit=f"haystacks ({per_task})",
                   items_per_unit=round(sum(per_haystack) / len(per_haystack)),
                   comparison=f"{lengths[-1]:,} − {lengths[0]:,} tokens", contrast=("context_tokens", lengths[-1],
                                                                                     lengths[0]))

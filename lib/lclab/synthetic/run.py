@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ..models import Request, budget_counters, complete, tokenizer_name, within_window
+from ..models import budget_counters, tokenizer_name, within_window
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.params import ParameterError
@@ -28,6 +28,7 @@ from .associations import association_sample
 from .parameters import Parameters
 from .ruler import RULER_TASKS, available, expand, ruler_sample
 from .ruler_tables import ruler_average, with_value_kind
+from .stages import answer_stage
 from .tasks import (
     ABSTAIN_TASKS,
     ASSOCIATION_TASKS,
@@ -157,7 +158,7 @@ def run_synthetic(p: Parameters) -> Result:
         budget = lambda s: answer_budget(s, p.max_answer_tokens)  # noqa: E731
 
         def answer(s: Sample, row: dict) -> dict:
-            reply = complete(p.model, s.input, stage="answer", request=Request(max_tokens=budget(s)))
+            reply = answer_stage(budget(s)).ask(p, s)
             # the Score whole: its value, what it found, and why a sample went unscored (never a silent 0)
             out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
             if p.unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
@@ -168,7 +169,7 @@ def run_synthetic(p: Parameters) -> Result:
             return run.trials(
                 trials, log=run.log(KEY, log), key=lambda s: (s.id, fingerprint(p.model, budget(s), s.input)),
                 describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": p.model},
-                steps=[Step("answer", answer, p.max_workers)])
+                steps=[Step(answer_stage(p.max_answer_tokens).name, answer, p.max_workers)])
 
         every = answered(samples, "items.jsonl")
         # The score tables read the answerable haystacks (the unanswerable ones are read by `abstention` alone),

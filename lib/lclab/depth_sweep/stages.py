@@ -1,0 +1,24 @@
+"""01's model-calling stages, declared once: the run sends them (sweep.py, needles.py, and the closed-book arm's
+own, lclab.qa.closed_book) and the plan prices them (experiment.py). p: the sweep's Parameters."""
+
+from __future__ import annotations
+
+from ..models import Request
+from ..pipeline import Stage
+from ..scoring.judges import correctness_judge
+
+ANSWER = Stage("answer", request=lambda p: Request(max_tokens=p.max_answer_tokens), prompt=lambda s: s.input)
+# Answers first, all of them, in prefix-sharing order; judging afterwards, so judge prompts do not evict the
+# shared documents from llama.cpp's KV cache.
+SWEEP = (ANSWER, correctness_judge(reads=ANSWER.name))
+
+
+def needle_request(max_answer_tokens: int, needles: int) -> Request:
+    """A multi-needle answer's request: room for every needle's answer."""
+    return Request(max_tokens=max_answer_tokens * needles)
+
+
+def needle_answer(needles: int) -> Stage:
+    """The answer to `needles` questions asked together in one context."""
+    return Stage("multi-needle answer", request=lambda p: needle_request(p.max_answer_tokens, needles),
+                 prompt=lambda s: s.input)

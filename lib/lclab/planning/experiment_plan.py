@@ -1,0 +1,68 @@
+"""An experiment's plan: its `prepare`'s samples walked through its declared stages (lclab.pipeline.Stage) by the
+one generic planner, each stage priced the way lclab.planning.stages prices it; or, where a stage's prompts
+cannot be known before a call, the experiment's own plan function (a declared exception, docs/layout.md).
+
+A first stage's prompts are built from each sample as the run builds them and looked up in the cache under the
+stage's own Request; a stage that reads an earlier one is built exactly where that earlier reply is cached, and
+priced by its template where it is not.
+"""
+
+from __future__ import annotations
+
+from ..pipeline import Stage
+from .plan import plan_scope
+from .speed import load_seconds
+from .stages import Judged, cached_answers, planned_judges, planned_replies
+
+
+def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tuple[Stage, ...],
+                   reuse_prefix: bool = False) -> list[dict]:
+    """One plan row per stage, in order, for `samples` under parameters `p` (the declared Parameters).
+    `reuse_prefix`: the first stage's prompts reach a local model one at a time in this order (its KV cache keeps
+    the prefix each shares with the one before)."""
+    rows, replies = [], {}
+    for stage in stages:
+        model, requests = stage.model(p), stage.requests(p)
+        if stage.prompt is not None:
+            prompts = [stage.prompt(s) for s in samples]
+            rows.append(planned_replies(notebook, experiment, stage.name, model, prompts, requests[0], reuse_prefix))
+            replies[stage.name] = (model, requests[0], cached_answers(model, prompts, requests[0]))
+            continue
+        if stage.reads not in replies:
+            raise ValueError(f"stage {stage.name!r} reads {stage.reads!r}, which no earlier stage of the plan answers")
+        read_model, read_request, answers = replies[stage.reads]
+        items = [Judged(stage.known(s), None if a is None else {stage.slots[0]: a})
+                 for s, a in zip(samples, answers)]
+        rows.append(planned_judges(notebook, experiment, stage.name, model, stage.template, stage.slots, items,
+                                   stage.reads, read_model, read_request.max_tokens, requests))
+    return rows
+
+
+def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
+    """The plan of one notebook under its parameters (`defaults`, its declared values, where not given)."""
+    from ..experiments import for_notebook
+
+    p = defaults | params
+    experiment = for_notebook(notebook)
+    with plan_scope():
+        if experiment is None:
+            rows = []
+        elif experiment.plan is not None:
+            rows = experiment.plan(notebook, p)
+        elif experiment.stages and experiment.prepare:
+            given = experiment.declared(p)
+            rows = planned_stages(notebook, experiment.name, given, experiment.prepare(given), experiment.stages)
+        else:
+            rows = []
+    return [*rows, start_row(notebook, rows)] if rows else rows
+
+
+def start_row(notebook: str, rows: list[dict]) -> dict:
+    """The time a notebook spends outside its calls: the kernel's start and imports, and loading each model it
+    will call (lclab.planning.priors: declared, from this machine's cold default run)."""
+    from .priors import LOAD_SECONDS, NOTEBOOK_START_SECONDS
+
+    loaded = sorted({r["model"] for r in rows if r.get("calls", 0) > r.get("cached", 0) and r.get("model")})
+    seconds = NOTEBOOK_START_SECONDS + sum(load_seconds(m, LOAD_SECONDS.get(m, 0.0)) for m in loaded)
+    return {"notebook": notebook, "stage": "start (kernel, imports, model loads; declared)", "model": "",
+            "calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": seconds, "cost_usd": 0.0}
