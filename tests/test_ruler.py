@@ -4,6 +4,7 @@ and the scorer's result on a perfect and on a half answer."""
 
 import re
 from collections import Counter
+from typing import NamedTuple
 
 import pandas as pd
 import pytest
@@ -48,9 +49,33 @@ def test_every_prompt_plus_its_answer_budget_fills_the_length_in_the_models_own_
         assert s["depth"] is None and s["metric"] == RULER_TASKS[task].metric
 
 
-@pytest.mark.parametrize("task", [t for t, spec in RULER_TASKS.items() if spec.family == "niah"])
+class Niah(NamedTuple):
+    """A niah task as RULER's scripts/synthetic.yaml configures it (type_haystack, type_needle_k, type_needle_v,
+    num_needle_k, num_needle_v, num_needle_q; niah.py raises num_needle_k to num_needle_q), written here from
+    RULER's file, not from the library's table, so a wrong entry there fails."""
+
+    haystack: str
+    key: str = "words"
+    value: str = "numbers"
+    keys: int = 1
+    values: int = 1
+    queries: int = 1
+
+
+RULERS_NIAH = {
+    "niah_single_1": Niah("noise"), "niah_single_2": Niah("essay"), "niah_single_3": Niah("essay", value="uuids"),
+    "niah_multikey_1": Niah("essay", keys=4), "niah_multikey_2": Niah("needle"),
+    "niah_multikey_3": Niah("needle", key="uuids", value="uuids"), "niah_multivalue": Niah("essay", values=4),
+    "niah_multiquery": Niah("essay", keys=4, queries=4)}
+
+
+def test_the_library_runs_rulers_eight_niah_tasks():
+    assert [t for t, spec in RULER_TASKS.items() if spec.family == "niah"] == list(RULERS_NIAH)
+
+
+@pytest.mark.parametrize("task", list(RULERS_NIAH))
 def test_niah_tasks_hold_rulers_needles_keys_values_and_wording(built, task):
-    spec, s = RULER_TASKS[task], built[(task, 0, 4096)]
+    spec, s = RULERS_NIAH[task], built[(task, 0, 4096)]
     needles = NEEDLE.findall(s.input)
     assert {kind for kind, _, _ in needles} == {spec.value}
     if spec.haystack == "needle":  # a haystack made of distractor needles
