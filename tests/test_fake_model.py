@@ -56,6 +56,34 @@ def test_the_fake_answers_every_shape_the_lab_asks_the_same_way_every_time(tmp_p
     assert text.text == again.text and text.completion_tokens <= 8  # deterministic, within its budget
 
 
+def assert_every_answer_prompt_was_written_before_its_call(results):
+    """Every item row's answering prompt (its `prompt_sha256`) is in its log's prompts file: written out where it
+    was built during the run (a RAG answer's chunks), marked as the sample's input where it is that; and the
+    explorer's store shows that exact prompt."""
+    from lclab.explore.store import item_rows
+    from lclab.models import prompt_sha256
+    from lclab.runs.prompts_log import read
+
+    logs = list(results.glob("*/*/*.prompts.jsonl"))
+    assert logs, f"no prompts log under {results}"
+    for log in logs:
+        items = log.with_name(log.name.replace(".prompts.jsonl", ".jsonl"))
+        sent = {p["prompt_sha256"]: p for p in read(log)}
+        manifest = json.loads((log.parent / "manifest.json").read_text())
+        assert log.name in manifest["prompt_logs"]
+        rows = [json.loads(line) for line in items.read_text().splitlines()]
+        hashed = [r for r in rows if r.get("prompt_sha256")]
+        assert all(r["prompt_sha256"] in sent for r in hashed), (log, len(hashed))
+        if not items.with_suffix(".samples.jsonl").exists():
+            continue
+        for row in item_rows(log.parent, items, manifest):
+            entry = sent.get(row.get("prompt_sha256"))
+            if entry is not None and "prompt" in entry:  # built during the run: shown as sent, not the sample's input
+                assert row["prompt"] == (entry["prompt"] if isinstance(entry["prompt"], str) else row["prompt"])
+                if isinstance(entry["prompt"], str):
+                    assert prompt_sha256([{"role": "user", "content": row["prompt"]}]) == entry["prompt_sha256"]
+
+
 RUNNABLE = sorted(e.name for e in experiments() if e.run and (NOTEBOOKS / f"{e.notebook_stem}.ipynb").exists())
 
 
@@ -82,6 +110,7 @@ def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make
     p = declared(experiment.parameters, notebook_defaults(nb) | params)
     experiment.run(p)
     assert_plan_counted_the_run(planned, tmp_path, exact=True)
+    assert_every_answer_prompt_was_written_before_its_call(tmp_path / "results")
     experiment.run(p)
     assert set(calls_made(tmp_path / "results").values()) == {0}
     manifests = {path: json.loads(path.read_text()) for path in (tmp_path / "results").glob("*/*/manifest.json")}

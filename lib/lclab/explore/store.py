@@ -30,6 +30,7 @@ import pandas as pd
 from .. import paths
 from ..experiments import discover, find
 from ..runs.folders import ItemLog
+from ..runs.prompts_log import read as read_prompts
 from ..scoring import labels as label_files
 from ..scoring.labels import label_key, read_label_file
 
@@ -91,6 +92,9 @@ def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
     parameters = manifest.get("parameters", {})
     samples = _samples_by_key(item_file.with_suffix(".samples.jsonl"))
     key_fields = [k for k, _ in next(iter(samples))] if samples else []
+    # The prompts built during the run (a RAG answer's, from the chunks retrieval found), by their hash
+    sent = {p["prompt_sha256"]: p["prompt"] for p in read_prompts(item_file.with_suffix(".prompts.jsonl"))
+            if "prompt" in p}
     value = series.value if series else None
     cluster = series.cluster if series and series.cluster else "qa_id"
     axes = list(dict.fromkeys([*(series.split if series else ()), *([series.x] if series and series.x else [])]))
@@ -116,7 +120,8 @@ def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
             "item_file": item_file.stem, "item_id": (sample or {}).get("id") or f"{item_file.stem}:{i}",
             "cluster": None if row.get(cluster) is None else str(row.get(cluster)),
             "model": row.get("model") or parameters.get("model"), "axes": json.dumps(row_axes, default=str),
-            "prompt": _prompt_text((sample or {}).get("input")), "reply": None if reply is None else str(reply),
+            "prompt": _prompt_text(sent.get(row.get("prompt_sha256"), (sample or {}).get("input"))),
+            "reply": None if reply is None else str(reply),
             "verdict": verdict, "verdict_p": row.get(f"{value}_p") if value else None,
             "string_match": row.get("string_match"), "judge_vs_match": _agree(verdict, row.get("string_match")),
             "label": None if label is None else int(label), "judge_vs_label": _agree(verdict, label),

@@ -28,6 +28,7 @@ from .replay import record_failure, refuse_call, replay_failure, replaying
 from .reply_limits import bounded
 from .request import Messages, Request
 from .retry import call_with_retries
+from .sent import announce
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ def complete(model: str, prompt: str | Messages, *, stage: str, request: Request
     key_request = request.cache_key(backend.identity, messages)
     key = request_key(key_request)  # hashed once: a long prompt's canonical JSON is most of a cache lookup's cost
     sent = prompt_sha256(prompt if request.text_completion else messages)
+    announce(stage, model, prompt, sent)  # on disk before the call, where a run listens (lclab.runs.prompts_log)
     cache = DiskCache(llm_cache_dir(), required=CACHED_FIELDS)
     started = time.perf_counter()
     ACCOUNTING.note_model(stage, model)

@@ -128,6 +128,7 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
         "trials": trials or {},  # this invocation's trials: run now, or found done in the item logs (resumed)
         "notebook": notebook_run(),  # the notebook and the parameters it was given, when run_all.sh ran it
         "samples": sorted(p.name for p in Path(directory).glob("*.samples.jsonl")),  # every trial, before it ran
+        "prompt_logs": sorted(p.name for p in Path(directory).glob("*.prompts.jsonl")),  # every call's prompt
     }
     if replaying():
         manifest = _as_rescore(Path(directory), manifest)

@@ -53,18 +53,17 @@ from ..experiments import Experiment, get as get_experiment
 from ..models import ACCOUNTING
 from ..models.cache import check_writable
 from ..models.errors import ITEM_ERRORS
+from ..models.replay import replaying
 from ..paths import llm_cache_dir
 from . import manifest
-from ..models.replay import replaying
-from .folders import (RESCORE_ACCOUNTING, RESCORED, ItemLog, RunLock, json_cells, log_accounting, run_dir,
-                      write_atomic)
+from .folders import RESCORE_ACCOUNTING, RESCORED, ItemLog, RunLock, json_cells, log_accounting, run_dir, write_atomic
 from .index import refresh_index
 from .notes import SkippedNote, failure_notes, headline, skipped_note  # noqa: F401 (where experiments find them)
 from .parallel import map_items
+from .prompts_log import PromptLog
 from .samples import check_samples, once_per_trial, write_samples
 
 T = TypeVar("T")
-
 
 
 @dataclass(frozen=True)
@@ -278,12 +277,13 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
     done = log.done()
     pending = [t for t in trials if key(t) not in done]
     rows = [{**dict(zip(log.key, key(t))), **describe(t), "error": None} for t in pending]
-    alive = list(range(len(pending)))
+    alive, prompts = list(range(len(pending))), PromptLog(log)  # every call's prompt on disk before the call
     for n, step in enumerate(steps):
         def work(i: int, step: Step = step, last: bool = n == len(steps) - 1) -> bool:
             """Run one step of trial i; True when the trial goes on to the next step."""
             try:
-                rows[i].update(step.fn(pending[i], rows[i]) or {})
+                with prompts.recording(dict(zip(log.key, key(pending[i]))), getattr(pending[i], "input", None)):
+                    rows[i].update(step.fn(pending[i], rows[i]) or {})
             except stop_on:
                 raise
             except ITEM_ERRORS as err:  # recorded in the row, never scored; anything else is a bug and stops
