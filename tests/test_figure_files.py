@@ -58,3 +58,34 @@ def test_a_legend_over_the_data_is_moved_off_it_and_the_tests_fail_on_one_left(t
     with pytest.raises(AssertionError, match="covers"):
         save_figure(fig, tmp_path / "centre.png")
     plt.close(fig)
+
+
+def test_a_text_over_an_error_bar_is_refused_and_the_effects_note_is_drawn_off_the_intervals(tmp_path, monkeypatch):
+    import pandas as pd
+    from lclab.depth_sweep.figure import _effects
+    from lclab.figures import covered_points
+
+    fig, ax = plt.subplots()
+    ax.errorbar([0.0], [0.5], xerr=[[0.9], [0.9]], fmt="none")  # only a bar: no marker at its middle
+    ax.set(xlim=(-1, 1), ylim=(0, 1))
+    ax.text(0.5, 0.5, "a note", transform=ax.transAxes, ha="center", va="center")
+    assert [c for c in covered_points(fig) if "a note" in c]  # the bar runs under the text
+    plt.close(fig)
+    effects = pd.DataFrame({"comparison": ["50 − 0", "edges − middle"], "effect": [0.1, -0.2],
+                            "effect_lo": [-0.9, -1.0], "effect_hi": [1.0, 0.9], "p_value": [0.8, 0.6],
+                            "n_pairs": [6, 6], "context_tokens": [600, 600]})
+    fig, ax = plt.subplots()
+    _effects(ax, effects)
+    assert covered_points(fig) == [] and "only 6 QA pairs" in ax.get_title()
+    monkeypatch.setenv("LCLAB_STRICT_FIGURES", "1")
+    save_figure(fig, tmp_path / "effects.png")
+    plt.close(fig)
+
+
+def test_a_judged_series_names_the_interval_it_carries():
+    import pandas as pd
+    from lclab.figures import series_interval
+
+    cells = pd.DataFrame({"corrected_interval": ["PPI++, cluster bootstrap-t", "PPI++, cluster bootstrap-t", None]})
+    assert series_interval(cells, "corrected") == "PPI++, cluster bootstrap-t"
+    assert series_interval(cells, "match") == "Wilson" and series_interval(pd.DataFrame(), "corrected") == "Wilson"

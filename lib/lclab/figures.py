@@ -110,28 +110,40 @@ def save_figure(fig, path: Path, title: str | None = None, meta: dict | None = N
     return fig
 
 
-def covered_points(fig) -> list[str]:
-    """Each legend (of an axes or of the figure) that covers a plotted point of any axes, as "<legend> covers
-    <n> points of <axes title>": a legend must never hide what it names."""
+def _plotted_points(ax):
+    """Display coordinates of what an axes plots: its lines' points and its error bars (each bar sampled along
+    its length, so a text across the middle of an interval counts)."""
     import numpy as np
+    from matplotlib.collections import LineCollection
 
-    fig.canvas.draw()  # the legend's place is known once drawn
+    xy = [np.asarray(line.get_xydata(), dtype=float) for line in ax.lines if line.get_visible() and
+          len(line.get_xydata())]
+    for artist in ax.collections:
+        if isinstance(artist, LineCollection) and artist.get_visible():
+            xy += [np.linspace(seg[0], seg[-1], 21) for seg in map(np.asarray, artist.get_segments()) if len(seg) >= 2]
+    points = ax.transData.transform(np.concatenate(xy)) if xy else np.empty((0, 2))
+    return points[np.isfinite(points).all(axis=1)]
+
+
+def covered_points(fig) -> list[str]:
+    """Each legend (of an axes or of the figure) and each text in an axes that covers a plotted point or error bar
+    of any axes, as "<what> covers <n> points of <axes title>": nothing written may hide what is drawn."""
+    fig.canvas.draw()  # a legend's place is known once drawn
     renderer = fig.canvas.get_renderer()
     legends = [(ax.get_legend(), ax) for ax in fig.axes if ax.get_legend() is not None] + [(lg, None) for lg in
                                                                                          fig.legends]
+    covers = [(f"the legend of {owner.get_title() if owner else 'the figure'!r}", legend.get_window_extent(renderer))
+              for legend, owner in legends]
+    covers += [(f"the text {text.get_text()[:40]!r}", text.get_window_extent(renderer)) for ax in fig.axes
+               for text in ax.texts if text.get_visible() and text.get_text().strip()]
     out = []
-    for legend, owner in legends:
-        box = legend.get_window_extent(renderer)
+    for what, box in covers:
         for ax in fig.axes:
-            xy = [ax.transData.transform(np.asarray(line.get_xydata(), dtype=float)) for line in ax.lines
-                  if line.get_visible() and len(line.get_xydata())]
-            points = np.concatenate(xy) if xy else np.empty((0, 2))
-            points = points[np.isfinite(points).all(axis=1)]
+            points = _plotted_points(ax)
             inside = ((points[:, 0] >= box.x0) & (points[:, 0] <= box.x1) & (points[:, 1] >= box.y0)
                       & (points[:, 1] <= box.y1)).sum()
             if inside:
-                out.append(f"the legend of {owner.get_title() if owner else 'the figure'!r} covers {inside} points "
-                           f"of {ax.get_title()!r}")
+                out.append(f"{what} covers {inside} points of {ax.get_title()!r}")
     return out
 
 
@@ -176,3 +188,12 @@ def draw_reliability(ax, table, label: str, **style) -> None:
 
 
 __all__ = ["COLUMN", "PAGE", "draw_reliability", "p_text", "plt", "save_figure"]
+
+
+def series_interval(summary, source: str) -> str:
+    """The 95 % interval a judged summary's series carries, for its legend or title: Wilson for the raw rates
+    (`judge`, `match`), else how its cells were read (`corrected_interval`: the labels' own rate, PPI++, or the
+    card's correction, lclab.scoring.judge_reading), never a name the series does not have."""
+    named = summary.get(f"{source}_interval") if source == "corrected" else None
+    kinds = sorted(set(named.dropna())) if named is not None else []
+    return "; ".join(kinds) if kinds else "Wilson"

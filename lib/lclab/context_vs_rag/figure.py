@@ -7,14 +7,13 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from ..figures import PAGE, plt, save_figure
+from ..figures import PAGE, plt, save_figure, series_interval
 
 METHOD_LABELS = {"long_context": "long context", "rag": "RAG (top-k chunks)"}
 
 
-READ = {"corrected": ("accuracy, judge corrected by its card", "95 % CI"),
-        "judge": ("judge accuracy (raw)", "95 % Wilson CI"),
-        "match": ("string-match accuracy (judge uninformative)", "95 % Wilson CI")}
+READ = {"corrected": "judge accuracy, as read",  # by the labels, PPI++ or the card: the title names which
+        "judge": "judge accuracy (raw)", "match": "string-match accuracy (judge uninformative)"}
 
 
 def accuracy_columns(summary: pd.DataFrame, judge: dict | None) -> str:
@@ -47,8 +46,8 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path, meta: d
         axes[1].plot(group["set_tokens"], group["prompt_tokens"], "o-", label=label)
         axes[2].plot(group["set_tokens"], group["answer_s"], "o-", label=label)
     n = int(s[f"{read}_n"].fillna(0).max())
-    ylabel, interval = READ[read]
-    axes[0].set(ylim=(-0.05, 1.05), ylabel=ylabel, title=f"accuracy ({n} QA pairs per point, {interval})")
+    axes[0].set(ylim=(-0.05, 1.05), ylabel=READ[read],
+                title=f"accuracy ({n} QA pairs per point, 95 % CI: {series_interval(summary, read)})")
     axes[1].set(ylabel="prompt tokens per answer", title="prompt size")
     axes[2].set(ylabel="seconds per answer call", title="answer time")
     axes[0].xaxis.set_major_locator(MaxNLocator(4))  # the three panels' tick labels had run into each other
@@ -81,16 +80,15 @@ def frontier_figure(frontier: pd.DataFrame, title: str, path: Path, meta: dict |
         part = part.dropna(subset=["accuracy"]).sort_values("tokens_read")
         if part.empty:
             continue
+        if label.startswith("RAG") and part["k"].notna().any():  # the k of each point in the legend, not over them
+            label += ", k = " + ", ".join(f"{k:g}" for k in part["k"].dropna()) + " left to right"
         yerr = [(part["accuracy"] - part["lo"]).fillna(0), (part["hi"] - part["accuracy"]).fillna(0)]
         ax.errorbar(part["tokens_read"], part["accuracy"], yerr=yerr, fmt=style, capsize=3, label=label,
                     markersize=9 if style == "*" else 5)
-        for r in part.itertuples():
-            if r.method.startswith("rag") and pd.notna(r.k):
-                ax.annotate(f"k={r.k:g}", (r.tokens_read, r.accuracy), textcoords="offset points", xytext=(4, -9),
-                            fontsize=6)
     n = int(frontier["qa_pairs"].max()) if len(frontier) else 0
+    interval = "card, Rogan–Gladen delta method" if corrected else "cluster t"
     ax.set(ylim=(-0.05, 1.05), xlabel="prompt tokens read per question", ylabel=what,
-           title=f"accuracy vs tokens read ({n} QA pairs, 95 % CI)")
+           title=f"accuracy vs tokens read ({n} QA pairs, 95 % CI: {interval})")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # outside the data
     return save_figure(fig, path, title, meta, caption=(judge or {}).get("judge_line"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import COLUMN, PAGE, p_text, plt, save_figure
+from ..figures import COLUMN, PAGE, p_text, plt, save_figure, series_interval
 from ..stats.effective_length import MIN_PAIRS
 
 
@@ -67,7 +67,7 @@ def _by_depth(ax, summary: pd.DataFrame, prefix: str | None, lengths: list) -> N
         # A depth whose answers all failed has no point: say so, never a per-point n it does not have.
         n_text = f"n = {ns.max()}" if ns.min() == ns.max() else f"n = {ns.min()}-{ns.max()}"
         empty = summary.loc[ns == 0, "depth"].tolist() if "depth" in summary else []
-        ax.set_title(f"{lengths[0]:,} tokens, {n_text} QA pairs per point; 95 % Wilson CI"
+        ax.set_title(f"{lengths[0]:,} tokens, {n_text} QA pairs per point; 95 % intervals as the legend names"
                      + (f"; no scored answer at depth {', '.join(f'{d} %' for d in empty)}" if empty else ""))
     else:
         _heatmap(ax, summary, prefix or "match")
@@ -111,7 +111,7 @@ def _cells(ax, summary: pd.DataFrame, prefix: str | None) -> None:
         s = (summary if mode is None else summary[summary["distractors"] == mode]).sort_values("depth")
         shift = (i - (len(series) - 1) / 2) * width
         yerr = [s[f"{source}_acc"] - s[f"{source}_lo"], s[f"{source}_hi"] - s[f"{source}_acc"]]
-        label = LABELS[source] + (f", {mode} distractors" if mode is not None else "")
+        label = LABELS[source] + (f", {mode} distractors" if mode is not None else "") + f" ({series_interval(s, source)})"
         ax.errorbar(s["depth"] + shift, s[f"{source}_acc"], yerr=yerr, fmt="o-" if source == prefix else "s--",
                     capsize=3, label=label)
     ax.set(xlabel="depth of the answer document in the context (%)", ylabel="accuracy", ylim=(-0.05, 1.05))
@@ -130,7 +130,7 @@ def _by_distractors(ax, summary: pd.DataFrame, prefix: str | None, modes: list, 
         yerr = [s[f"{source}_acc"] - s[f"{source}_lo"], s[f"{source}_hi"] - s[f"{source}_acc"]]
         ax.errorbar([j + (i - (len(sources) - 1) / 2) * 0.15 for j in range(len(modes))], s[f"{source}_acc"],
                     yerr=yerr, fmt="o" if source == prefix else "s", capsize=3,
-                    label=LABELS[source])
+                    label=f"{LABELS[source]} ({series_interval(s, source)})")
     ax.set_xticks(range(len(modes)), labels=[f"{m} distractors" for m in modes])
     ax.set(xlim=(-0.6, len(modes) - 0.4), ylim=(-0.05, 1.05), ylabel="accuracy",
            xlabel=f"answer document at depth {depth} %")
@@ -147,7 +147,7 @@ def _heatmap(ax, summary: pd.DataFrame, prefix: str) -> None:
     sns.heatmap(grid, annot=annot, fmt="", vmin=0, vmax=1, cmap="viridis", ax=ax, cbar_kws={"label": LABELS[prefix]},
                 annot_kws={"fontsize": 6.5})
     ax.set(xlabel="depth of the answer document (%)", ylabel="context tokens")
-    ax.set_title("cells: accuracy [95 % Wilson CI], n = QA pairs in the cell")
+    ax.set_title(f"cells: accuracy [95 % CI: {series_interval(summary, prefix)}], n = QA pairs in the cell")
 
 
 def _effects(ax, effects: pd.DataFrame, where: str = "") -> None:
@@ -159,11 +159,11 @@ def _effects(ax, effects: pd.DataFrame, where: str = "") -> None:
     ax.errorbar(effects[value], list(y), xerr=xerr, fmt="o", capsize=4, color="black")
     ax.axvline(0, color="grey", linewidth=0.8)
     ax.set_yticks(list(y), labels=[f"{c}  ({p_text(p)})" for c, p in zip(effects["comparison"], effects["p_value"])])
-    if int(effects["n_pairs"].max()) < MIN_PAIRS:
-        ax.text(0.02, 0.02, f"only {int(effects['n_pairs'].max())} QA pairs: only large effects can show",
-                transform=ax.transAxes, fontsize=6.5, color="grey")
     ax.invert_yaxis()
     what = ("judge accuracy, corrected by its card" if corrected else "string-match accuracy"
             if effects.get("read_from", pd.Series([""])).iloc[0] == "string_match" else "judge accuracy")
     ax.set(xlabel=f"paired difference in {what}", xlim=(-1.05, 1.05))
-    ax.set_title(f"paired by QA pair{where} (n = {int(effects['n_pairs'].max())}); 95 % paired t CI")
+    n = int(effects["n_pairs"].max())
+    # Said in the title, not over the intervals it qualifies.
+    ax.set_title(f"paired by QA pair{where} (n = {n}); 95 % paired t CI"
+                 + (f"\nonly {n} QA pairs: only large effects can show" if n < MIN_PAIRS else ""))

@@ -53,9 +53,13 @@ def with_corrected(summary: pd.DataFrame, items: pd.DataFrame, reading: Reading,
     """A per-cell summary with the corrected judge rate beside the raw one, and the judge named on every row."""
     cells = corrected_cells(items, reading, by, cluster)
     out = summary.merge(cells, on=by, how="left") if len(cells) else summary.assign(
-        corrected_acc=float("nan"), corrected_lo=float("nan"), corrected_hi=float("nan"), corrected_n=0)
-    return out.assign(judge=reading.judge.label, corrected_by="the shipped card (Rogan–Gladen)"
-                      if reading.informative else reading.uninformative_note)
+        corrected_acc=float("nan"), corrected_lo=float("nan"), corrected_hi=float("nan"), corrected_n=0,
+        corrected_interval=None)
+    # Each cell says how it was read: the labels, PPI++ or the card (a figure names that interval, not another).
+    how = out["corrected_interval"].map({"labels, cluster t": "the labels' own rate",
+                                         "PPI++, cluster bootstrap-t": "PPI++ from this run's labels",
+                                         "card, Rogan–Gladen delta method": "the shipped card (Rogan–Gladen)"})
+    return out.assign(judge=reading.judge.label, corrected_by=how.fillna(reading.uninformative_note))
 
 
 def judged_headline(items: pd.DataFrame, reading: Reading, what: str, cluster: str = "qa_id",

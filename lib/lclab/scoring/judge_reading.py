@@ -62,18 +62,20 @@ class Reading:
         n_labels = int((judged & y.notna().to_numpy()).sum())
         if n_labels and n_labels == out["n_items"]:  # every judged item labelled: PPI++ has nothing to correct
             got = cluster_mean_ci(y[judged].to_numpy(), c[judged].to_numpy())
-            return out | {"estimate": got["mean"], "lo": got["lo"], "hi": got["hi"],
+            return out | {"estimate": got["mean"], "lo": got["lo"], "hi": got["hi"], "interval": "labels, cluster t",
                           "read_as": f"the labels' own rate: all {n_labels} judged items labelled (cluster t)"}
         if not self.informative:
-            return out | {"estimate": math.nan, "lo": math.nan, "hi": math.nan, "read_as": self.uninformative_note}
+            return out | {"estimate": math.nan, "lo": math.nan, "hi": math.nan, "read_as": self.uninformative_note,
+                          "interval": None}
         if n_labels >= MIN_LABELS:
             got = cluster_ppi(y[judged].to_numpy(), v[judged].to_numpy(), c[judged].to_numpy())
             if got["ppi"] == got["ppi"]:
                 return out | {"estimate": got["ppi"], "lo": got["lo"], "hi": got["hi"],
+                              "interval": "PPI++, cluster bootstrap-t",
                               "read_as": f"PPI++ from {n_labels} labels of this run (cluster bootstrap-t)"}
         got = card_corrected_rate(v, c, self.card)
         return out | {"estimate": got["corrected"], "lo": got["corrected_lo"], "hi": got["corrected_hi"],
-                      "read_as": CARD_ASSUMPTION}
+                      "interval": "card, Rogan–Gladen delta method", "read_as": CARD_ASSUMPTION}
 
     def difference(self, effect: float, lo: float, hi: float, n_clusters: int) -> dict:
         """A paired difference of two judged rates (a t interval over `n_clusters` clusters), corrected by the
@@ -89,13 +91,15 @@ class Reading:
                    labels: pd.Series | None = None) -> pd.DataFrame:
         """Per cell of `by`: the rate of `column` as `rate` reads it (`labels`, aligned with `items`: the labels'
         own rate where the cell is all labelled, PPI++ with enough, else the card), with its interval
-        (`corrected`, `_lo`, `_hi`); NaN where the judge is uninformative and the cell is not all labelled."""
+        (`corrected`, `_lo`, `_hi`) and which interval that is (`corrected_interval`, what a figure's legend names);
+        NaN where the judge is uninformative and the cell is not all labelled."""
         rows = []
         for key, part in items.groupby(by, sort=True) if column in items and len(items) else []:
             got = self.rate(part[column], part[cluster], None if labels is None else labels.loc[part.index])
             rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))),
-                         "corrected": got["estimate"], "corrected_lo": got["lo"], "corrected_hi": got["hi"]})
-        return pd.DataFrame(rows, columns=[*by, "corrected", "corrected_lo", "corrected_hi"])
+                         "corrected": got["estimate"], "corrected_lo": got["lo"], "corrected_hi": got["hi"],
+                         "corrected_interval": got["interval"]})
+        return pd.DataFrame(rows, columns=[*by, "corrected", "corrected_lo", "corrected_hi", "corrected_interval"])
 
     def table(self) -> pd.DataFrame:
         """The card as a one-row table (`judge_card.csv` in a run folder), with who judged and how chosen."""
