@@ -1,13 +1,13 @@
-"""What the explorer adds to Datasette (its plugin hooks): prompts folded with the gold marked, summary cells that
-link to their items, and the labelling desk's two routes (/-/desk, /-/desk/label)."""
+"""What the explorer adds to Datasette (its plugin hooks): prompts folded with the gold marked, item ids that open
+the item's reading view (/-/item), experiments named as the README names them, summary cells that link to their
+items, and the labelling desk's two routes (/-/desk, /-/desk/label)."""
 
 from __future__ import annotations
 
 import html
 import json
-import re
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlparse
 
 from datasette import hookimpl
 from datasette.utils.asgi import Response
@@ -17,45 +17,8 @@ from .. import paths
 from ..scoring.labelling import KINDS, sheet
 from .desk import MEANINGS, Desk
 from .errors import error_page
-from .store import record_label, run_folders
-
-KEEP = 300  # characters shown around each marked passage, and at either end of a folded prompt
-FOLD_AT = 1_500  # prompts longer than this are folded
-
-
-def fold_and_mark(text: str, mark: str | None, keep: int = KEEP) -> str:
-    """`text` as HTML: every occurrence of `mark` highlighted, the parts far from any mark (and from either end)
-    folded into <details>, so a 30k-token prompt opens at its needle."""
-    spans = [m.span() for m in re.finditer(re.escape(mark), text, re.IGNORECASE)] if mark and mark.strip() else []
-    if len(text) <= FOLD_AT:
-        shown = [(0, len(text))]
-    else:
-        shown = sorted([(0, keep), (len(text) - keep, len(text)), *((max(a - keep, 0), b + keep) for a, b in spans)])
-    merged: list[list[int]] = []
-    for a, b in shown:
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    out, at = [], 0
-    for a, b in merged:
-        if a > at:
-            out.append(f"<details><summary>… {a - at:,} characters folded</summary>{_marked(text[at:a], spans, at)}"
-                       f"</details>")
-        out.append(_marked(text[a:b], spans, a))
-        at = b
-    return f'<div class="lclab-prompt" style="white-space:pre-wrap">{"".join(out)}</div>'
-
-
-def _marked(part: str, spans: list[tuple[int, int]], offset: int) -> str:
-    out, at = [], 0
-    for a, b in spans:
-        a, b = max(a - offset, 0), min(b - offset, len(part))
-        if a < b and a >= at:
-            out += [html.escape(part[at:a]), f"<mark>{html.escape(part[a:b])}</mark>"]
-            at = b
-    return "".join(out) + html.escape(part[at:])
-
+from .reading import experiment_name, fold_and_mark, reading
+from .store import record_label, run_folders, table_name
 
 @hookimpl
 def render_cell(row, value, column, table):
@@ -64,7 +27,33 @@ def render_cell(row, value, column, table):
         return Markup(fold_and_mark(value, mark))
     if table == "summaries" and column == "items" and isinstance(value, str) and value.startswith("/"):
         return Markup(f'<a href="{html.escape(value)}">items</a>')
+    if column == "item_id" and isinstance(value, str) and "rowid" in row.keys():
+        href = "/-/item?" + urlencode({"table": table, "rowid": row["rowid"]})
+        return Markup(f'<a href="{html.escape(href)}">{html.escape(value)}</a>')
+    if column == "experiment" and isinstance(value, str):
+        return experiment_name(value)
     return None
+
+
+async def item_page(datasette, request):
+    """The reading view of one item: its own experiment table's row (every column), found from any table's row."""
+    db = datasette.get_database("lab")
+    tables = set(await db.table_names())
+    table, rowid = request.args.get("table", ""), request.args.get("rowid", "")
+    if table not in tables or not rowid.isdigit():
+        return error_page(404, f"no item {rowid!r} in table {table!r}", (("/lab", "all runs"),))
+    found = (await db.execute(f'select * from "{table}" where rowid = ?', [int(rowid)])).first()
+    if found is None:
+        return error_page(404, f"no item {rowid} in table {table!r}", (("/lab", "all runs"),))
+    row = dict(found)
+    own = table_name(row.get("experiment") or "", row.get("item_file") or "")
+    if own != table and own in tables:  # the common table holds the shared columns: read the item's own row
+        full = (await db.execute(f'select * from "{own}" where run = ? and item_id = ?',
+                                 [row.get("run"), row.get("item_id")])).first()
+        row = dict(full) if full is not None else row
+    referer = request.headers.get("referer", "")
+    back = referer if urlparse(referer).netloc == request.host else None
+    return Response.html(await datasette.render_template("item.html", reading(row, own, back), request=request))
 
 
 def _run_folder(run: str) -> Path:
@@ -133,7 +122,7 @@ def desk_error(err: Exception) -> Response:
 
 @hookimpl
 def register_routes():
-    return [(r"^/-/desk$", desk_page), (r"^/-/desk/label$", desk_label)]
+    return [(r"^/-/desk$", desk_page), (r"^/-/desk/label$", desk_label), (r"^/-/item$", item_page)]
 
 
 def metadata(tables: dict[str, tuple[list[str], list[str]]]) -> dict:
@@ -150,7 +139,7 @@ def metadata(tables: dict[str, tuple[list[str], list[str]]]) -> dict:
                      "facets": list(dict.fromkeys(facets)), "size": 50}
     return {"title": "lclab results", "description_html": (
         'Every run\'s items. <a href="/-/desk">Labelling desk</a> · '
-        "filter any column, facet by axis, open an item for its exact prompt."),
+        "filter any column, facet by axis, open an item (its id) to read it with its exact prompt."),
         "databases": {"lab": {"tables": out}}}
 
 

@@ -143,7 +143,7 @@ def _summary_rows(folder: Path, axis_names: set[str]) -> list[dict]:
     except (ValueError, pd.errors.ParserError):
         return []
     experiment, run = folder.parent.name, f"{folder.parent.name}/{folder.name}"
-    items = _table_name(experiment, "items")
+    items = table_name(experiment, "items")
     out = []
     for record in table.to_dict("records"):
         shown = {k: v for k, v in record.items() if not (isinstance(v, float) and v != v)}
@@ -157,7 +157,7 @@ def _plain(value):
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _table_name(experiment: str, item_file: str) -> str:
+def table_name(experiment: str, item_file: str) -> str:
     return f"{experiment}__{item_file}"
 
 
@@ -192,7 +192,7 @@ def build(target: Path | None = None, results: Path | None = None) -> Path:
                 continue
             rows = item_rows(folder, item_file, manifest)
             n += len(rows)
-            by_table.setdefault(_table_name(folder.parent.name, item_file.stem), []).extend(rows)
+            by_table.setdefault(table_name(folder.parent.name, item_file.stem), []).extend(rows)
             every.extend({c: r[c] for c in COMMON} for r in rows)
             axis_names |= {a for r in rows for a in json.loads(r["axes"])}
         runs.append(_run_row(folder, manifest, n))
