@@ -207,7 +207,19 @@ def test_value_kinds_are_an_axis_of_the_tables_and_rulers_average_resamples_hays
     tables = ruler_average(pd.DataFrame(rows))
     avg = tables["ruler"].set_index("context_tokens")
     assert avg.loc[1024, "mean_x100"] == 100 and avg.loc[2048, "mean_x100"] == 50
-    assert avg.loc[2048, "haystacks"] == 10 and avg.loc[2048, "tasks"] == 2
+    assert avg.loc[2048, "haystacks"] == 20 and avg.loc[2048, "tasks"] == 2
     assert avg.loc[2048, "lo_x100"] < 50 < avg.loc[2048, "hi_x100"]
     assert avg["effective_length"].iloc[0] == 1024 and "1024" in avg["note"].iloc[0]
     assert list(tables["ruler_by_task"]["task"]) == ["vt", "cwe"]
+
+
+def test_rulers_average_weighs_every_task_alike_whatever_its_haystacks():
+    """The issue's worked case: eleven tasks at 1.0 on many haystacks, both QA tasks at 0 on few. RULER's average
+    is 11/13 = 84.6, below its 85.6 bar; a mean over haystacks would say about 98."""
+    few = {"qa_1_pg": 4, "qa_2_pg": 2}
+    rows = [{"task": t, "cluster": f"{t}-{i}", "context_tokens": n, "score": 0.0 if t in few else 1.0}
+            for t in RULER_TASKS for i in range(few.get(t, 20)) for n in (4096, 8192)]
+    avg = ruler_average(pd.DataFrame(rows))["ruler"].set_index("context_tokens")
+    assert avg.loc[4096, "mean_x100"] == pytest.approx(100 * 11 / 13) and avg.loc[4096, "tasks"] == 13
+    assert not avg["at_or_above_85.6"].any()
+    assert avg["effective_length"].isna().all() or "none of the lengths" in avg["note"].iloc[0]

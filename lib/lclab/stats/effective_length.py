@@ -8,6 +8,7 @@ over clusters. Two thresholds:
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -65,7 +66,9 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, 
     """Effective length with a percentile bootstrap 95 % CI, resampling clusters (QA pairs, haystacks: all their
     cells together). `value`: yes/no or a score in [0, 1]; `absolute`: RULER's fixed bar instead of 85 % of the
     shortest length's score; `stratum`: a column fixed per cluster (RULER's task) within which clusters are
-    resampled, so every resample keeps each stratum's number of clusters (the mix of tasks is not random)."""
+    resampled, so every resample keeps each stratum's number of clusters (the mix of tasks is not random), and the
+    score per length is the unweighted mean of the strata's own means (RULER's average over its tasks: a task with
+    fewer haystacks weighs as much as one with more)."""
     if value not in items or items["context_tokens"].nunique() < 2:
         return {"effective_length": math.nan, "lo": math.nan, "hi": math.nan, "base_accuracy": math.nan,
                 "n_pairs": int(items[cluster].nunique()) if cluster in items else 0}
@@ -78,21 +81,29 @@ def effective_length_ci(items: pd.DataFrame, n_boot: int = 2000, seed: int = 0, 
     hits_by, counts_by = table.fillna(0).to_numpy(), counts.fillna(0).to_numpy()
     lengths = [int(c) for c in table.columns]
 
-    def estimates(rows: np.ndarray) -> np.ndarray:
-        """The effective length of each resample (a row of cluster indices) of `rows`."""
-        hits, n = hits_by[rows].sum(axis=1), counts_by[rows].sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            accuracy = np.where(n > 0, hits / np.where(n > 0, n, 1), np.nan)
-        return effective_length_rows(accuracy, lengths, absolute=absolute)
-
     everything = np.arange(len(table))
-    point = float(estimates(everything[None, :])[0])
-    rng = np.random.default_rng(seed)
     if stratum is None:
         groups = [everything]
     else:
         of = items.drop_duplicates(cluster).set_index(cluster)[stratum].reindex(table.index)
         groups = [everything[(of == s).to_numpy()] for s in of.unique()]
+    ends = np.cumsum([len(g) for g in groups])
+    slices = list(zip(np.concatenate([[0], ends[:-1]]), ends))  # each stratum's columns of a resample
+
+    def estimates(rows: np.ndarray) -> np.ndarray:
+        """The effective length of each resample (a row of cluster indices, stratum by stratum) of `rows`."""
+        means = []
+        for a, b in slices:
+            hits, n = hits_by[rows[:, a:b]].sum(axis=1), counts_by[rows[:, a:b]].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means.append(np.where(n > 0, hits / np.where(n > 0, n, 1), np.nan))
+        with warnings.catch_warnings():  # a length no stratum reached: NaN, said by the caller
+            warnings.simplefilter("ignore", RuntimeWarning)
+            accuracy = np.nanmean(np.stack(means), axis=0)
+        return effective_length_rows(accuracy, lengths, absolute=absolute)
+
+    point = float(estimates(np.concatenate(groups)[None, :])[0])
+    rng = np.random.default_rng(seed)
     # Every resample at once (one draw per stratum), then read in blocks.
     resamples = np.concatenate([g[rng.integers(0, len(g), size=(n_boot, len(g)))] for g in groups], axis=1)
     block = max(1, 4_000_000 // max(1, resamples.shape[1] * len(lengths)))  # keeps each block's array small
