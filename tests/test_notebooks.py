@@ -43,6 +43,9 @@ def run(stem, outputs):
 # Stages whose number of calls is the earlier replies' to say (claims per text, facts per list): planned at a
 # declared prior until a run measured it, so only reported (the plan issue's "within the prior").
 FAN_OUT = {"claim check", "score"}
+# Stages the run asks only when a reply fails a check (a QA pair asked again): planned at a prior, at most that
+# many times as often as planned by the asks allowed, and possibly never.
+ASKED_AGAIN = {"qa_generation again"}
 
 
 def planned_calls(nb, params) -> dict:
@@ -78,11 +81,14 @@ def assert_plan_counted_the_run(planned: dict, outputs, exact: bool = False) -> 
         calls, hits = made.get(key, [0, 0])
         if exact:
             assert n == calls + hits, f"{key}: planned {n}, ran {calls} (+{hits} repeated); all: {made}"
+        elif key[0] in ASKED_AGAIN:
+            assert calls + hits <= 2 * n, f"{key}: planned {n}, ran {calls} (+{hits} repeated)"
         elif key[0] in FAN_OUT:
             assert n / 2 <= calls + hits <= 2 * n, f"{key}: planned {n}, ran {calls} (+{hits} repeated)"
         else:
             assert calls <= n <= calls + hits, f"{key}: planned {n}, ran {calls} (+{hits} repeated); all: {made}"
-    assert not [k for k, (c, _) in made.items() if c and k not in planned], f"unplanned stages: {made}"
+    assert not [k for k, (c, _) in made.items() if c and k not in planned and (exact or k[0] not in ASKED_AGAIN)], \
+        f"unplanned stages: {made}"
 
 
 def assert_rescores_without_a_call(out, timed: tuple = ()):

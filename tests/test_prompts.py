@@ -22,10 +22,13 @@ def test_the_template_renders_its_golden_string(name):
     assert render(name, **values) == (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
 
 
-def test_qa_generation_prompt_is_the_seeds():
+def test_qa_generation_prompt_is_the_seeds_with_the_short_answer_the_qa_issue_asks():
+    # The seed's prompt, and one sentence #70 adds: a small model answered in sentences that the short-answer check
+    # then removed (8 of 12 pairs on three license texts).
     assert render("qa_generation", context="Paris is in France.") == (
         "Ask a factoid question given only the context provided, that can be answered in a few words. "
         "Answer the question given the context.\n"
+        "The answer is a short phrase copied from the context (a name, a number, a few words), not a sentence.\n"
         "Format your result in a JSON object with keys 'question' and 'answer'.\n"
         "Context: Paris is in France.\n"
         "Result:"

@@ -43,3 +43,29 @@ def test_on_the_shipped_reviewed_set_the_checks_keep_every_pair_marked_yes():
     marked = rows["validated"].str.lower().to_numpy()
     assert failed[marked == "yes"].isna().all()
     assert failed[marked == "no"].notna().sum() >= len(failed[marked == "no"]) // 2
+
+
+def test_a_pair_that_fails_a_check_is_asked_again_naming_it_up_to_the_asks_allowed(tmp_path, monkeypatch):
+    """On the fake model (whose questions never end in "?"), every ask fails the question check: the pair is asked
+    MAX_ASKS times, each again-conversation quoting the failed pair and naming the check; the plan builds those
+    conversations exactly once the replies are cached."""
+    import json
+
+    from lclab.models import cached
+    from lclab.qa.generate import GENERATION, MAX_ASKS, PROBLEMS, again_messages, generate_pair, generation_prompt
+    from lclab.qa.planned import planned_generation
+    from lclab.text.corpus import Document
+
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))
+    passage = Document("d1", "The licence grants a worldwide, royalty-free patent licence to every contributor. " * 4,
+                       "licence.txt")
+    pair = generate_pair("fake/answerer", passage)
+    assert pair["asks"] == MAX_ASKS and pair["first_failed_check"] == "question_form"
+    again = again_messages(generation_prompt(passage), "q", "a", "question_form")
+    assert again[-1]["content"].startswith("That pair cannot be used: " + PROBLEMS["question_form"])
+    assert json.loads(again[1]["content"]) == {"question": "q", "answer": "a"}
+    rows, pairs = planned_generation("nb", "make_qa_set", "fake/answerer", [passage])
+    asked = {r["gateway_stage"]: (r["calls"], r["cached"]) for r in rows}
+    assert asked["qa_generation again"] == (MAX_ASKS - 1, MAX_ASKS - 1)  # each conversation built and found
+    assert pairs[0] == {"question": pair["question"], "answer": pair["answer"]}
+    assert cached("fake/answerer", generation_prompt(passage), GENERATION) is not None

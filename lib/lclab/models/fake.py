@@ -65,11 +65,14 @@ class FakeBackend:
         seed = hashlib.sha256(json.dumps([self.spec.model, messages, settings.__dict__], sort_keys=True,
                                          default=str).encode()).digest()
         rng = random.Random(seed)
+        # What it asks is in the last message; its words come from the whole conversation (a pair asked again
+        # quotes the passage of the first message)
         prompt = messages[-1]["content"]
+        said = "\n".join(m["content"] for m in messages if isinstance(m.get("content"), str))
         if isinstance(settings.response_format, dict):
-            text = json.dumps(_from_schema(settings.response_format, prompt, rng))
+            text = json.dumps(_from_schema(settings.response_format, prompt, rng, words=said))
         elif settings.response_format == "json":
-            text = json.dumps(_named_keys(prompt, rng))
+            text = json.dumps(_named_keys(prompt, rng, words=said))
         elif settings.max_tokens == 1:
             text = rng.choice(["1", "0"])
         else:
@@ -95,30 +98,30 @@ def _asked_count(prompt: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _from_schema(schema: dict, prompt: str, rng: random.Random, index: int = 1):
+def _from_schema(schema: dict, prompt: str, rng: random.Random, index: int = 1, words: str | None = None):
     kind = schema.get("type")
     if "enum" in schema:
         return rng.choice(schema["enum"])
     if kind == "object":
-        return {key: (index if key == "id" else _from_schema(sub, prompt, rng, index))
+        return {key: (index if key == "id" else _from_schema(sub, prompt, rng, index, words))
                 for key, sub in schema.get("properties", {}).items()}
     if kind == "array":
         n = _asked_count(prompt) or ARRAY_LENGTH
-        return [_from_schema(schema.get("items", {}), prompt, rng, i + 1) for i in range(n)]
+        return [_from_schema(schema.get("items", {}), prompt, rng, i + 1, words) for i in range(n)]
     if kind == "boolean":
         return rng.random() < 0.5
     if kind in ("integer", "number"):
         return index
-    words = re.findall(r"\w+", prompt) or ["nothing"]
-    start = rng.randrange(len(words))
-    return " ".join(words[start:start + rng.randint(2, 5)])
+    found = re.findall(r"\w+", prompt if words is None else words) or ["nothing"]
+    start = rng.randrange(len(found))
+    return " ".join(found[start:start + rng.randint(2, 5)])
 
 
-def _named_keys(prompt: str, rng: random.Random) -> dict:
+def _named_keys(prompt: str, rng: random.Random, words: str | None = None) -> dict:
     """The keys a JSON-mode prompt names: a boolean key in backticks, else string keys in quotes."""
     boolean = re.search(r"`(\w+)` key|key `(\w+)`", prompt)
     if boolean:
         return {boolean.group(1) or boolean.group(2): rng.random() < 0.5}
     strings = re.search(r"""keys ['"](\w+)['"] and ['"](\w+)['"]""", prompt)
     keys = strings.groups() if strings else ("answer",)
-    return {key: _from_schema({"type": "string"}, prompt, rng) for key in keys}
+    return {key: _from_schema({"type": "string"}, prompt, rng, words=words) for key in keys}

@@ -34,7 +34,9 @@ LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0
 
 # Expected fan-out: how many things one earlier reply yields, by name.
 # Facts per list: 42 fact scores from 14 contexts in both cold default runs of 2026-11-26 (3.0; 5 was declared).
-COUNTS = {"claims per text": 3, "facts per list": 3}
+# Asked again per pair: a QA pair that fails a check is asked again (lclab.qa.generate, at most twice); declared
+# at one, between a model whose pairs pass (0) and one whose every pair fails (2), until a run measures it.
+COUNTS = {"claims per text": 3, "facts per list": 3, "asked again per pair": 1}
 
 
 # Answer spread: distinct answers to one question grow as n ** ANSWER_SPREAD with the n answers asked (0: always the

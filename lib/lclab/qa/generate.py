@@ -7,6 +7,7 @@ the review CSV a reader fills in (see `lclab.qa.review`).
 
 from __future__ import annotations
 
+import json
 import random
 
 import pandas as pd
@@ -19,11 +20,22 @@ from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from ..text.corpus import Document, passage_sha1
 from ..text.normalize import contains_answer
+from .checks import MAX_ANSWER_WORDS, first_failed
 
 
 GENERATION_TOKENS = 128  # a question and its answer as JSON
 RETRY_TOKENS = 384  # once more, when a pair did not fit (a long answer cut mid-JSON), before the item fails
 VALIDATION_TOKENS = 16  # {"supported": true}
+# A pair that fails an automatic check (lclab.qa.checks) is asked again, the check named, up to MAX_ASKS asks in
+# all: a small model restates the passage in a sentence for an answer (on three license texts the 0.5B's first
+# pairs lost 8 of 12 to the answer's length alone), and told so, it often gives the phrase.
+MAX_ASKS = 3
+AGAIN_STAGE = "qa_generation again"
+PROBLEMS = {"question_form": "the question must be a real question ending in '?', in your own words, not a sentence "
+                             "copied from the context",
+            "short_answer": f"the answer must be a short phrase of at most {MAX_ANSWER_WORDS} words copied from the "
+                            "context, not a sentence",
+            "answer_grounded": "the answer must use the context's own words"}
 
 
 def qa_shape(reply) -> str | None:
@@ -52,20 +64,43 @@ def validation_prompt(passage: Document, question: str, answer: str) -> str:
     return render("qa_supported", context=passage.text, question=question, answer=answer)
 
 
-def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> dict:
-    """One QA pair for a passage plus the two automatic checks, and how many of the question's content words the
-    passage holds (`question_overlap`; a low-overlap question, NoLiMa's kind, keeps it low)."""
-    prompt = generation_prompt(passage, low_overlap)
+def again_messages(prompt: str, question: str, answer: str, failed: str) -> list[dict]:
+    """The conversation that asks for another pair: the generation prompt, the pair that failed, and the check it
+    failed in words (the exact prompt the run sends, and the plan counts)."""
+    return [{"role": "user", "content": prompt},
+            {"role": "assistant", "content": json.dumps({"question": question, "answer": answer}, ensure_ascii=False)},
+            {"role": "user", "content": render("qa_generation_again", problem=PROBLEMS[failed])}]
+
+
+def _pair(model: str, prompt, stage: str) -> tuple[str, str]:
     try:
-        qa = complete(model, prompt, stage="qa_generation", request=GENERATION).json
+        qa = complete(model, prompt, stage=stage, request=GENERATION).json
     except ParseError:  # most often a pair cut at the budget: asked once more with room for a long answer
-        qa = complete(model, prompt, stage="qa_generation", request=GENERATION.but(max_tokens=RETRY_TOKENS)).json
-    question, answer = qa["question"].strip(), qa["answer"].strip()
+        qa = complete(model, prompt, stage=stage, request=GENERATION.but(max_tokens=RETRY_TOKENS)).json
+    return qa["question"].strip(), qa["answer"].strip()
+
+
+def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> dict:
+    """One QA pair for a passage, asked again with the failed check named while it fails one (up to MAX_ASKS asks),
+    then the model's own check of it; and how many of the question's content words the passage holds
+    (`question_overlap`; a low-overlap question, NoLiMa's kind, keeps it low). `asks`: the generation calls it
+    took; `first_failed_check`: what the first pair failed (None: it passed)."""
+    prompt = generation_prompt(passage, low_overlap)
+    question, answer = _pair(model, prompt, "qa_generation")
+    failed = first = first_failed({"question": question, "answer": answer, "passage": passage.text,
+                                   "answer_in_source": contains_answer(passage.text, answer)})
+    asks = 1
+    while failed is not None and asks < MAX_ASKS:
+        question, answer = _pair(model, again_messages(prompt, question, answer, failed), AGAIN_STAGE)
+        failed = first_failed({"question": question, "answer": answer, "passage": passage.text,
+                               "answer_in_source": contains_answer(passage.text, answer)})
+        asks += 1
     check = complete(model, validation_prompt(passage, question, answer), stage="qa_validation",
                      request=VALIDATION).json
     return {"question": question, "answer": answer,
             "answer_in_source": contains_answer(passage.text, answer),
-            "llm_supported": check["supported"], "question_overlap": content_overlap(question, passage.text)}
+            "llm_supported": check["supported"], "question_overlap": content_overlap(question, passage.text),
+            "asks": asks, "first_failed_check": first}
 
 
 def sample_passages(pool: list[Document], n: int, min_chars: int, seed: int) -> list[Document]:

@@ -3,10 +3,15 @@ looked up in the cache, and its validation prompt, built exactly where the gener
 
 from __future__ import annotations
 
+from ..models import count_prompt_tokens
 from ..models.jsonparse import JSONParseError, parse_json_object
-from ..planning.stages import Judged, cached_answers, planned_judges, planned_replies
+from ..planning.stages import (Judged, cached_answers, estimated, fan_out, merged, planned_judges, planned_replies,
+                               reply_tokens)
 from ..text.corpus import Document
-from .generate import GENERATION, GENERATION_TOKENS, VALIDATION, generation_samples
+from ..text.normalize import contains_answer
+from .checks import first_failed
+from .generate import (AGAIN_STAGE, GENERATION, GENERATION_TOKENS, MAX_ASKS, VALIDATION, again_messages,
+                       generation_samples)
 
 
 def cached_pair(reply: str | None) -> dict | None:
@@ -22,11 +27,45 @@ def cached_pair(reply: str | None) -> dict | None:
 
 def planned_generation(notebook: str, experiment: str, model: str, chosen: list[Document],
                        low_overlap: bool = False) -> tuple[list[dict], list[dict | None]]:
-    """(the generation and validation plan rows, each passage's pair where its generation is cached)."""
+    """(the generation, asking-again and validation plan rows, each passage's final pair where its generation is
+    cached)."""
     prompts = [s.input for s in generation_samples(chosen, low_overlap)]
     generation = planned_replies(notebook, experiment, "qa_generation", model, prompts, GENERATION)
     pairs = [cached_pair(text) for text in cached_answers(model, prompts, GENERATION)]
+    again, pairs = planned_asking_again(notebook, experiment, model, chosen, prompts, pairs)
     items = [Judged({"context": passage.text}, pair) for passage, pair in zip(chosen, pairs)]
     validation = planned_judges(notebook, experiment, "qa_validation", model, "qa_supported", ("question", "answer"),
                                 items, "qa_generation", model, GENERATION_TOKENS, [VALIDATION])
-    return [generation, validation], pairs
+    return [generation, *([again] if again else []), validation], pairs
+
+
+def planned_asking_again(notebook: str, experiment: str, model: str, chosen: list[Document], prompts: list[str],
+                         pairs: list[dict | None]) -> tuple[dict, list[dict | None]]:
+    """The generation calls that ask again (generate.MAX_ASKS): where a pair is cached, its checks are run as the run
+    runs them and each asking-again conversation is built exactly (and looked up); where it is not, the pairs
+    asked again are priced at what earlier runs measured per pair, else the declared prior (lclab.planning.priors),
+    each conversation at the first prompt plus a pair of the measured size."""
+    exact, final = [], []
+    for passage, prompt, pair in zip(chosen, prompts, pairs):
+        asks = 1
+        while pair is not None and asks < MAX_ASKS:
+            failed = first_failed({**pair, "passage": passage.text,
+                                   "answer_in_source": contains_answer(passage.text, pair["answer"])})
+            if failed is None:
+                break
+            messages = again_messages(prompt, pair["question"], pair["answer"], failed)
+            exact.append(messages)
+            (text,) = cached_answers(model, [messages], GENERATION)
+            pair, asks = cached_pair(text), asks + 1
+        final.append(pair)
+    rows = [planned_replies(notebook, experiment, AGAIN_STAGE, model, exact, GENERATION)] if exact else []
+    unknown = [prompt for prompt, pair in zip(prompts, pairs) if pair is None]
+    if unknown:
+        per_pair, source = fan_out(experiment, "asked again per pair", AGAIN_STAGE, "qa_generation", model, 1)
+        per_pair = min(per_pair, MAX_ASKS - 1)
+        reply, _ = reply_tokens(experiment, "qa_generation", model, GENERATION_TOKENS)
+        stand_in = " ".join(["word"] * max(1, round(reply / 2)))
+        sizes = [count_prompt_tokens(model, again_messages(p, stand_in, stand_in, "short_answer")) for p in unknown]
+        sizes = [sizes[i % len(sizes)] for i in range(round(len(sizes) * per_pair))]
+        rows.append(estimated(notebook, AGAIN_STAGE, model, sizes, reply, source, request=GENERATION))
+    return merged(rows) if rows else {}, final
