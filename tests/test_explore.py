@@ -107,6 +107,15 @@ def test_filters_an_item_page_and_a_summary_cell_in_a_real_browser(lab, chromium
         assert "20 rows" in page.locator("h3").first.inner_text()
         page.click("#facet-depth a:has-text('100')")
         assert "10 rows" in page.locator("h3").first.inner_text()  # a facet narrows the items
+        listed = page.url
+        page.click("a[href^='/-/item']")  # an item id opens its reading view, at its answer passage
+        assert "/-/item?" in page.url and "01 lost in the middle (depth_sweep)" in page.content()
+        passage = page.locator("#answer")
+        assert passage.count() == 1 and passage.is_visible()
+        box, height = passage.bounding_box(), page.evaluate("window.innerHeight")
+        assert box["y"] < height and box["y"] + box["height"] > 0  # opened where the passage is
+        page.click("a:has-text('back to the list')")
+        assert page.url == listed
 
         page.goto(f"{lab['base']}/lab/summaries")  # a summary number -> the items behind it, one click
         page.click("a[href*='depth=100']")

@@ -52,6 +52,7 @@ def test_an_item_reads_as_a_page_that_opens_at_its_passage_and_links_back(explor
     link = re.search(r'href="(/-/item\?table=items&amp;rowid=\d+)"', listing.text)
     assert link, "an item id opens its reading view"
     assert "01 lost in the middle (depth_sweep)" in listing.text
+    assert "&from=" in listing.text  # the script that makes each item link carry the list it is in
     page = call(explorer, "GET", link.group(1).replace("&amp;", "&"),
                 headers={"Referer": "http://127.0.0.1:8765/lab/items?depth=50"})
     assert page.status_code == 200, page.text
@@ -64,6 +65,10 @@ def test_an_item_reads_as_a_page_that_opens_at_its_passage_and_links_back(explor
     assert 'href="http://127.0.0.1:8765/lab/items?depth=50"' in text  # back to the filtered list
     foreign = call(explorer, "GET", link.group(1).replace("&amp;", "&"), headers={"Referer": "https://x.example/"})
     assert "x.example" not in foreign.text
+    carried = call(explorer, "GET", link.group(1).replace("&amp;", "&") + "&from=%2Flab%2Fitems%3Fdepth%3D50")
+    assert 'href="/lab/items?depth=50"' in carried.text  # Datasette sends no Referer: the link carries its list
+    elsewhere = call(explorer, "GET", link.group(1).replace("&amp;", "&") + "&from=%2F%2Fx.example%2F")
+    assert "x.example" not in elsewhere.text
     assert call(explorer, "GET", "/-/item?table=nope&rowid=1").status_code == 404
     assert call(explorer, "GET", "/-/item?table=items&rowid=99").status_code == 404
 

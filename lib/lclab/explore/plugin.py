@@ -35,6 +35,25 @@ def render_cell(row, value, column, table):
     return None
 
 
+# Datasette's pages send no Referer (Referrer-Policy: no-referrer): an item link carries the list it was clicked in.
+CARRY_THE_LIST = """document.querySelectorAll('a[href^="/-/item?"]').forEach(a => a.setAttribute("href",
+  a.getAttribute("href") + "&from=" + encodeURIComponent(location.pathname + location.search)));"""
+
+
+@hookimpl
+def extra_body_script(view_name):
+    return CARRY_THE_LIST if view_name == "table" else ""
+
+
+def _back(request) -> str | None:
+    """The list the item was opened from: `from` (a path of this server), else a same-origin Referer."""
+    carried = request.args.get("from", "")
+    if carried.startswith("/") and not carried.startswith("//"):
+        return carried
+    referer = request.headers.get("referer", "")
+    return referer if urlparse(referer).netloc == request.host else None
+
+
 async def item_page(datasette, request):
     """The reading view of one item: its own experiment table's row (every column), found from any table's row."""
     db = datasette.get_database("lab")
@@ -51,9 +70,8 @@ async def item_page(datasette, request):
         full = (await db.execute(f'select * from "{own}" where run = ? and item_id = ?',
                                  [row.get("run"), row.get("item_id")])).first()
         row = dict(full) if full is not None else row
-    referer = request.headers.get("referer", "")
-    back = referer if urlparse(referer).netloc == request.host else None
-    return Response.html(await datasette.render_template("item.html", reading(row, own, back), request=request))
+    return Response.html(await datasette.render_template("item.html", reading(row, own, _back(request)),
+                                                         request=request))
 
 
 def _run_folder(run: str) -> Path:
