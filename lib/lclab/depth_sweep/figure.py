@@ -12,7 +12,7 @@ from ..figures import COLUMN, PAGE, p_text, plt, save_figure, series_interval
 from ..stats.effective_length import MIN_PAIRS
 
 
-LABELS = {"judge": "LLM judge (raw)", "corrected": "LLM judge, corrected by its card",
+LABELS = {"judge": "LLM judge (raw)", "corrected": "LLM judge, corrected",  # its legend names by what
           "match": "gold answer in response"}
 
 
