@@ -98,7 +98,8 @@ def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
     assert table.loc[("01_lost_in_the_middle", "answer"), "calls"] == 2 * 3  # pairs x depths
     assert table.loc[("01_lost_in_the_middle", "answer"), "prompt_tokens"] <= 6 * 800  # within the budgets
     assert table.loc[("07_rag_ifeval", "rag_ifeval answer"), "calls"] == 2
-    assert (table["seconds"].dropna() > 0).all() and table.loc[("total", ""), "calls"] == table["calls"][:-1].sum()
+    to_make = table[table["calls"] > table["cached"]]  # a row answered wholly from the cache (a repeat) takes no time
+    assert (to_make["seconds"].dropna() > 0).all() and table.loc[("total", ""), "calls"] == table["calls"][:-1].sum()
 
 
 def test_a_long_prompt_is_planned_dearer_than_short_prompts_of_the_same_total(tmp_path, monkeypatch):

@@ -174,15 +174,14 @@ def p_text(p: float) -> str:
 
 def draw_reliability(ax, table, label: str, **style) -> None:
     """A reliability curve: per score bin, the share labelled 1 (Wilson 95 % CI) against the mean score, with
-    the diagonal a calibrated score would follow and each bin's count. `table`: score_eval.calibration_table."""
+    the diagonal a calibrated score would follow; each bin's count in the legend, left to right (written beside
+    each point, the counts of two scorers lay over each other's points). `table`: score_eval.calibration_table."""
     if len(table) == 0:
         return
     yerr = [table["observed"] - table["observed_lo"], table["observed_hi"] - table["observed"]]
-    line = ax.errorbar(table["mean_score"], table["observed"], yerr=yerr, fmt=style.pop("fmt", "o-"), capsize=3,
-                       label=label, **style)
-    for r in table.itertuples():
-        ax.annotate(f"n={r.n}", (r.mean_score, r.observed), textcoords="offset points", xytext=(4, 4), fontsize=6,
-                    color=line[0].get_color())
+    counts = ", ".join(str(int(n)) for n in table.sort_values("mean_score")["n"])
+    ax.errorbar(table["mean_score"], table["observed"], yerr=yerr, fmt=style.pop("fmt", "o-"), capsize=3,
+                label=f"{label} (n per bin, left to right: {counts})", **style)
     ax.plot([0, 1], [0, 1], ":", color="grey")
     ax.set(xlabel="mean score in bin", ylabel="share labelled 1", xlim=(-0.02, 1.02), ylim=(-0.05, 1.05))
 
