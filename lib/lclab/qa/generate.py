@@ -72,6 +72,13 @@ def again_messages(prompt: str, question: str, answer: str, failed: str) -> list
             {"role": "user", "content": render("qa_generation_again", problem=PROBLEMS[failed])}]
 
 
+def pair_failure(passage: Document, question: str, answer: str) -> str | None:
+    """The first automatic check a pair fails (lclab.qa.checks), or None: what the run asks again about and the
+    plan checks a cached pair for."""
+    return first_failed({"question": question, "answer": answer, "passage": passage.text,
+                         "answer_in_source": contains_answer(passage.text, answer)})
+
+
 def _pair(model: str, prompt, stage: str) -> tuple[str, str]:
     try:
         qa = complete(model, prompt, stage=stage, request=GENERATION).json
@@ -87,13 +94,11 @@ def generate_pair(model: str, passage: Document, low_overlap: bool = False) -> d
     took; `first_failed_check`: what the first pair failed (None: it passed)."""
     prompt = generation_prompt(passage, low_overlap)
     question, answer = _pair(model, prompt, "qa_generation")
-    failed = first = first_failed({"question": question, "answer": answer, "passage": passage.text,
-                                   "answer_in_source": contains_answer(passage.text, answer)})
+    failed = first = pair_failure(passage, question, answer)
     asks = 1
     while failed is not None and asks < MAX_ASKS:
         question, answer = _pair(model, again_messages(prompt, question, answer, failed), AGAIN_STAGE)
-        failed = first_failed({"question": question, "answer": answer, "passage": passage.text,
-                               "answer_in_source": contains_answer(passage.text, answer)})
+        failed = pair_failure(passage, question, answer)
         asks += 1
     check = complete(model, validation_prompt(passage, question, answer), stage="qa_validation",
                      request=VALIDATION).json

@@ -8,10 +8,8 @@ from ..models.jsonparse import JSONParseError, parse_json_object
 from ..planning.stages import (Judged, cached_answers, estimated, fan_out, merged, planned_judges, planned_replies,
                                reply_tokens)
 from ..text.corpus import Document
-from ..text.normalize import contains_answer
-from .checks import first_failed
 from .generate import (AGAIN_STAGE, GENERATION, GENERATION_TOKENS, MAX_ASKS, VALIDATION, again_messages,
-                       generation_samples)
+                       generation_samples, pair_failure)
 
 
 def cached_pair(reply: str | None) -> dict | None:
@@ -49,8 +47,7 @@ def planned_asking_again(notebook: str, experiment: str, model: str, chosen: lis
     for passage, prompt, pair in zip(chosen, prompts, pairs):
         asks = 1
         while pair is not None and asks < MAX_ASKS:
-            failed = first_failed({**pair, "passage": passage.text,
-                                   "answer_in_source": contains_answer(passage.text, pair["answer"])})
+            failed = pair_failure(passage, pair["question"], pair["answer"])
             if failed is None:
                 break
             messages = again_messages(prompt, pair["question"], pair["answer"], failed)
