@@ -38,6 +38,8 @@ SMOKE_CARD_TEXTS = load_profile("smoke")["all"]["card_texts"]
 def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path / "llm-cache"))
     monkeypatch.setenv("LCLAB_CARD_DIR", str(tmp_path / "judge-cards"))  # never the user's cards in the home folder
+    # nor the repo's shipped verdicts: a test that judges a card sees every call (shared_cards reads them)
+    monkeypatch.setenv("LCLAB_SHIPPED_CARDS", str(tmp_path / "no-shipped-cards"))
     monkeypatch.setenv("LCLAB_STRICT_FIGURES", "1")  # a legend left over plotted points fails the test that drew it
     monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path))  # for notebook kernels (separate processes)
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
@@ -71,8 +73,10 @@ def card_store(tmp_path_factory):
 @pytest.fixture
 def shared_cards(card_store, monkeypatch):
     """One store of judge-card verdicts for the notebook tests (a card depends only on the judge and the shipped
-    texts): the smoke judge reads its shipped texts once per session, as it does once per machine for a user."""
+    texts), beside the verdicts the repo ships: as for a user, the smoke judge checks a few of those per kind
+    once per session and reads the rest."""
     monkeypatch.setenv("LCLAB_CARD_DIR", str(card_store))
+    monkeypatch.delenv("LCLAB_SHIPPED_CARDS")
     return card_store
 
 
@@ -266,3 +270,31 @@ def no_logprobs_server(monkeypatch):
         reset_backend_registry()
         yield "openai/no-logprobs"
     reset_backend_registry()
+
+
+# The browser tests skip where no Chromium is found; on a machine that could have installed one (./run_tests.sh
+# started an install, or root with apt-get) that skip fails the run, so CI never passes with them unrun.
+BROWSER_SKIP = "no Chromium"
+_browser_skips: list[str] = []
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and BROWSER_SKIP in str(report.longrepr):
+        _browser_skips.append(report.nodeid)
+
+
+def browser_installable() -> bool:
+    import shutil
+
+    return bool(os.environ.get("LCLAB_BROWSER_INSTALL")) or (os.geteuid() == 0 and shutil.which("apt-get") is not None)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _browser_skips and not os.environ.get("PYTEST_XDIST_WORKER") and browser_installable() \
+            and not os.environ.get("LCLAB_ALLOW_BROWSER_SKIP"):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = (f"{len(_browser_skips)} browser tests skipped although Chromium can be installed here "
+                   f"(scripts/browser.sh; .venv/browser-install.log): failing the run "
+                   "(LCLAB_ALLOW_BROWSER_SKIP=1 allows it)")
+        reporter.write_line(message, red=True) if reporter else print(message)

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 
-from conftest import free_port
+from conftest import BROWSER_SKIP, free_port
 
 pytestmark = pytest.mark.slow
 BUSY_PROCESSES = 2
@@ -38,7 +38,7 @@ def chromium():
         time.sleep(2)
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        pytest.skip("no Chromium, and none could be installed here (scripts/browser.sh; .venv/browser-install.log)")
+        pytest.skip(f"{BROWSER_SKIP} (scripts/browser.sh installs one where it can; .venv/browser-install.log)")
     return found
 
 

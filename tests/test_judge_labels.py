@@ -56,10 +56,12 @@ def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdi
     """The real 0.5B judges a few shipped texts of each kind (both classes); the card's verdicts are kept per judge,
     so the second card makes no call; a label changed later is read at once, without judging again. The store is
     the session's (`shared_cards`: the smoke runs read the same cards), so a card another test kept is read, not
-    judged again; either way every text's verdict must be in the store afterwards."""
+    judged again; either way every text's verdict must be in the store afterwards. The repo's shipped verdicts
+    are left out (test_shipped_cards.py reads them)."""
     from lclab.models import ACCOUNTING
     from lclab.scoring import judge_card as jc
 
+    monkeypatch.setenv("LCLAB_SHIPPED_CARDS", str(tmp_path / "none-shipped"))
     judge = "local/qwen2.5-coder-0.5b"
     cards = {}
     for kind in ("answer_correct", "rag_relevance", "claim_support"):

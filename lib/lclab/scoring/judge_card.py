@@ -5,27 +5,26 @@
 
 Every run that judges a kind has its judge read that kind's shipped texts (shipped_texts.py) and prints this card
 beside its own. The verdicts are kept per judge model in ~/.cache/lclab/judge_cards/<judge>/<kind>.jsonl
-($LCLAB_CARD_DIR), one line per text as soon as it is judged and keyed by the exact prompt, so a second run or a
-second clone pays nothing and a killed run loses nothing; the statistics are recomputed from them and the current
-labels every time (a label corrected later is read at once). `n_texts` reads a stable draw of the texts (each
+($LCLAB_CARD_DIR, card_store.py), one line per text as soon as it is judged and keyed by the exact prompt, so a
+second run or a second clone pays nothing and a killed run loses nothing; an embedded judge's verdicts also
+come with the repo (shipped_cards.py: read once a few of them judged here agree); the statistics are recomputed
+from them and the current labels every time (a label corrected later is read at once). `n_texts` reads a stable draw of the texts (each
 class in proportion, in an order fixed by each text's key, so labels added later do not reshuffle it): a first
 run can read 40 per kind, a later one all of them, reusing every verdict already kept.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import math
-import os
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 from ..stats.card import card_statistics
+from . import shipped_cards
+from .card_store import judging, kept_verdicts, prompt_id, store_path
 from .score_eval import paired_auc_difference
 from .shipped_texts import KINDS
 
@@ -33,23 +32,6 @@ CARD_COLUMNS = ["kind", "judge", "n_texts", "n", "n_clusters", "unscored", "base
                 "sensitivity", "sensitivity_lo", "sensitivity_hi", "specificity", "specificity_lo",
                 "specificity_hi", "youden", "youden_lo", "youden_hi", "baseline", "baseline_auc",
                 "auc_vs_baseline", "auc_vs_baseline_lo", "auc_vs_baseline_hi", "informative", "line"]
-
-
-def card_root() -> Path:
-    default = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "lclab" / "judge_cards"
-    return Path(os.environ.get("LCLAB_CARD_DIR", default))
-
-
-def store_path(judge: str, kind: str) -> Path:
-    """Where one judge's verdicts on one kind's texts are kept (the spec hashed: a URL's credentials never reach
-    a file name, and two servers of one model name never share a file)."""
-    from ..models.specs import parse_spec
-    from ..runs.naming import model_slug
-
-    spec = parse_spec(judge)
-    public = spec.raw if spec.backend != "openai" else f"{spec.model}@{spec.public_base_url()}"
-    name = f"{model_slug(public)}-{hashlib.sha256(public.encode()).hexdigest()[:8]}"
-    return card_root() / name / f"{kind}.jsonl"
 
 
 def card_texts(kind: str, n_texts: int | None = None) -> pd.DataFrame:
@@ -67,27 +49,14 @@ def card_texts(kind: str, n_texts: int | None = None) -> pd.DataFrame:
     return chosen.drop(columns="_order").sort_index().reset_index(drop=True)
 
 
-def prompt_id(prompt: str) -> str:
-    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()[:16]
-
-
-def kept_verdicts(judge: str, kind: str) -> dict[str, dict]:
-    """prompt id -> the verdict kept for it (a damaged line, from a kill mid-write, is skipped and redone)."""
-    path, kept = store_path(judge, kind), {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-                kept[row["prompt"]] = row
-            except (ValueError, KeyError, TypeError):
-                continue
-    return kept
-
-
 def prompts_to_judge(judge: str, kind: str, n_texts: int | None = None) -> list[str]:
-    """The exact prompts a card still has to send (what a plan prices)."""
-    kept, k = kept_verdicts(judge, kind), KINDS[kind]
+    """The exact prompts a card still has to send (what a plan prices): before this machine has checked the
+    shipped verdicts, their check texts, assuming they agree."""
+    k = KINDS[kind]
     prompts = [k.prompt(r) for r in card_texts(kind, n_texts).itertuples(index=False)]
+    checked = set(shipped_cards.to_check(judge, kind, [prompt_id(p) for p in prompts]))
+    kept = {p: v for p, v in shipped_cards.usable(judge, kind, assume_agreement=True).items() if p not in checked}
+    kept |= kept_verdicts(judge, kind)
     return [p for p in prompts if prompt_id(p) not in kept]
 
 
@@ -97,31 +66,12 @@ def _judge_missing(judge: str, kind: str, texts: pd.DataFrame, kept: dict, progr
     if all(prompt_id(p) in kept for p, _ in prompts):
         return kept
     path = store_path(judge, kind)
-    with _judging(path):
+    with judging(path):
         kept |= kept_verdicts(judge, kind)  # what another process judged while this one waited for the lock
         # Sorted by prompt: texts that share a prefix (the same passages, the same premise) follow each other.
         todo = sorted({prompt_id(p): (p, r) for p, r in prompts if prompt_id(p) not in kept}.values(),
                       key=lambda t: t[0])
         return _judged(judge, k, todo, path, kept, progress)
-
-
-@contextlib.contextmanager
-def _judging(path: Path):
-    """One process at a time judges one card's texts (an flock beside its verdicts, gone with its process): two
-    notebooks or test workers that need the same card at once would otherwise both ask every prompt; the second
-    waits, then reads the first one's verdicts."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print(f"judge card {path.parent.name}/{path.stem}: another process is judging its texts; waiting for "
-                  "its verdicts", file=sys.stderr)
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _judged(judge: str, k, todo: list, path: Path, kept: dict, progress: bool) -> dict:
@@ -149,7 +99,12 @@ def judge_card(judge: str, kind: str, n_texts: int | None = None, progress: bool
     """The judge's card on `kind`'s shipped texts (CARD_COLUMNS), judging first the texts not yet kept."""
     k = KINDS[kind]
     texts = card_texts(kind, n_texts)
-    kept = _judge_missing(judge, kind, texts, kept_verdicts(judge, kind), progress)
+    kept = kept_verdicts(judge, kind)
+    ids = [prompt_id(k.prompt(r)) for r in texts.itertuples(index=False)]
+    if checked := shipped_cards.to_check(judge, kind, ids):  # a first card here: are the shipped verdicts ours?
+        kept = _judge_missing(judge, kind, texts[[i in checked for i in ids]], kept, progress)
+        shipped_cards.record_check(judge, kind, checked, kept)
+    kept = _judge_missing(judge, kind, texts, shipped_cards.usable(judge, kind) | kept, progress)
     rows = [kept.get(prompt_id(k.prompt(r)), {}) for r in texts.itertuples(index=False)]
     verdicts = pd.Series([None if r.get("verdict") is None else float(r["verdict"]) for r in rows], dtype=object)
     probabilities = pd.Series([r.get("p") for r in rows], dtype=object)
