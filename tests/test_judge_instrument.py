@@ -136,3 +136,52 @@ def test_a_difference_of_judged_rates_is_divided_by_the_cards_j():
     assert got["corrected"] == pytest.approx(0.105 / card["youden"])
     assert got["corrected_lo"] < got["corrected"] < got["corrected_hi"]
     assert math.isnan(card_corrected_difference(0.1, 0.04, 13, {**card, "informative": False})["corrected"])
+
+
+def test_a_judge_that_ranks_well_below_one_half_is_read_at_a_cross_validated_threshold():
+    """The issue's case: every probability under 0.5 (the 0.5 cut calls every text negative, J = 0), but the
+    positives above the negatives. The card reads each fold of clusters at the cut chosen on the others: J near 1,
+    informative, and the threshold a run reads at lies between the classes."""
+    rng = np.random.default_rng(3)
+    labels = np.tile([1, 0], 30)
+    probabilities = np.where(labels == 1, rng.uniform(0.30, 0.45, 60), rng.uniform(0.05, 0.20, 60))
+    clusters = np.repeat(np.arange(20), 3)
+    card = card_statistics(labels, probabilities >= 0.5, probabilities, clusters)
+    assert card["youden"] == 1.0 and card["informative"] and card["threshold_folds"] == 5
+    assert probabilities[labels == 0].max() < card["threshold"] <= probabilities[labels == 1].min()
+    # A probability that carries nothing: J's interval holds 0 at any cut the folds choose.
+    noise = card_statistics(labels, rng.random(60) >= 0.5, rng.random(60), clusters)
+    assert not noise["informative"] and noise["youden_lo"] <= 0
+
+
+def test_a_fold_is_never_read_at_a_cut_chosen_on_its_own_texts():
+    """Two clusters whose positives sit below the others' negatives: read on their own texts the cut would
+    separate every text (J = 1); chosen on the other clusters, the cut misreads them, and the card says so."""
+    from lclab.stats.card import cross_validated_verdicts, youden_threshold
+
+    labels = np.array([1, 0] * 10)
+    probabilities = np.array([0.9, 0.6] * 8 + [0.5, 0.1] * 2)  # the last two clusters' positive at 0.5 < 0.6
+    clusters = np.repeat(np.arange(10), 2)
+    verdicts, folds = cross_validated_verdicts(labels, probabilities, clusters)
+    assert folds == 5 and youden_threshold(labels[16:], probabilities[16:]) <= 0.5
+    assert verdicts[16:].tolist() == [0, 0, 0, 0]  # those positives read at the others' cut (above 0.6)
+    assert card_statistics(labels, verdicts, probabilities, clusters)["sensitivity"] == 0.8
+
+
+def test_a_run_reads_its_verdicts_at_the_cards_threshold_and_ppi_from_the_probability():
+    from lclab.models.judge_choice import Judge
+    from lclab.scoring.judge_reading import Reading
+
+    judge = Judge("local/qwen2.5-coder-1.5b", False, "named")
+    reading = Reading("answer_correct", judge, {"threshold": 0.3, "informative": True})
+    items = pd.DataFrame({"judge_correct": [True, False, False, None], "judge_correct_p": [0.9, 0.35, 0.1, None]})
+    read = reading.read_items(items, "judge_correct")
+    assert read["judge_correct"].tolist() == [True, True, False, None]
+    assert read["judge_correct_at_0.5"].tolist() == [True, False, False, None]
+    rng = np.random.default_rng(1)
+    p = rng.random(40)
+    labels = np.where(np.arange(40) < 20, (rng.random(40) < p).astype(float), np.nan)
+    clusters = np.repeat(np.arange(10), 4)
+    got = reading.rate(p >= 0.3, clusters, labels, p)
+    assert got["estimate"] == pytest.approx(cluster_ppi(labels, p, clusters)["ppi"])
+    assert "probability" in got["read_as"]

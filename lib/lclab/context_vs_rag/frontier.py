@@ -33,8 +33,8 @@ def frontier_table(items: pd.DataFrame, value: str = "judge_correct", reading=No
     for (method, level), part in items.groupby(["method", "noise_pct"], sort=True):
         scored = part.dropna(subset=[value])
         ci = cluster_mean_ci(scored[value].astype(float), scored["qa_id"])
-        fixed = reading.rate(scored[value], scored["qa_id"]) if reading is not None and value == "judge_correct" \
-            else {}
+        fixed = reading.rate(scored[value], scored["qa_id"], None, scored.get(f"{value}_p")) \
+            if reading is not None and value == "judge_correct" else {}
         rows.append({"method": method, "noise_pct": level, "k": part["k"].iloc[0] if "k" in part else None,
                      "qa_pairs": ci["n_clusters"], "tokens_read": part["prompt_tokens"].mean(),
                      "accuracy": ci["mean"], "lo": ci["lo"], "hi": ci["hi"], "corrected": fixed.get("estimate"),

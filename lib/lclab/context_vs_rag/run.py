@@ -115,6 +115,8 @@ def run_context_vs_rag(p: Parameters) -> Result:
                  "the corpus"]
         notes += skipped_note(loaded.skipped)
         reading = read_judge(p.model, judge_model, "answer_correct", p.card_texts)
+        every = reading.read_items(every, "judge_correct")  # at the card's cross-validated threshold
+        items = every.loc[items.index]
         reliability = cards([correctness_card(items, reading.judge.label, "answer correct (02)")])
         value = read_value(reading)  # the judge's verdicts where its card says it can tell, else the string match
         effects, line = method_effects(items, value, reading)

@@ -155,9 +155,10 @@ def run_depth_sweep(p: Parameters) -> Result:
                    Step(judging.name, judge, judging.concurrency(p))])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(p.model)}"]
+        reading = read_judge(p.model, judge_model, "answer_correct", p.card_texts)
+        items = reading.read_items(items, "judge_correct")  # at the card's cross-validated threshold
         disagree = judge_vs_match(items)
         notes += skipped_note(loaded.skipped) + item_notes(items, disagree)
-        reading = read_judge(p.model, judge_model, "answer_correct", p.card_texts)
         reliability = cards([correctness_card(items, reading.judge.label, "answer correct (01)")])
         base = items[items["distractors"] == p.distractors[0]] if "distractors" in items else items
         depth, depth_lines = depth_tables(base, reading, list(p.context_tokens), p.distractors[0])

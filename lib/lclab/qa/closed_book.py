@@ -78,7 +78,8 @@ def reading_gain(items: pd.DataFrame, closed: pd.DataFrame, value: str = "judge_
                       ("with context, pairs not known closed-book", unknown)):
         right = int(part[value].astype(bool).sum())
         lo, hi = wilson_interval(right, len(part)) if len(part) else (float("nan"), float("nan"))
-        fixed = reading.rate(part[value], part["qa_id"]) if correct and len(part) else {}
+        fixed = reading.rate(part[value], part["qa_id"], None, part.get(f"{value}_p")) if correct and len(part) \
+            else {}
         rows.append({"arm": arm, "n": len(part), "qa_pairs": part["qa_id"].nunique(),
                      "acc": right / len(part) if len(part) else float("nan"), "lo": lo, "hi": hi,
                      "corrected": fixed.get("estimate"), "corrected_lo": fixed.get("lo"),
@@ -103,7 +104,7 @@ def closed_book_arm(run: Run, p, items: pd.DataFrame, reading, qa: pd.DataFrame,
     and read from its verdicts where its card says it can tell (else from the string match, lclab.qa.judged)."""
     if not p.closed_book:
         return {}, []
-    closed = run_closed_book(run, p, reading.judge.spec, qa)
+    closed = reading.read_items(run_closed_book(run, p, reading.judge.spec, qa), "judge_correct")
     value = read_value(reading)
     gain = reading_gain(items, closed, value, reading)
     known = known_pairs(closed, value)

@@ -68,7 +68,8 @@ def judged_headline(items: pd.DataFrame, reading: Reading, what: str, cluster: s
     item is labelled, PPI++ with ≥ 10 labels of its own, else the card's Rogan–Gladen), or where the judge is
     uninformative (and the items not all labelled) the string match with its cluster t interval."""
     judged = items.dropna(subset=[JUDGED]) if JUDGED in items else None
-    got = reading.rate(judged[JUDGED], judged[cluster], own_labels(judged, reference)) if judged is not None else {}
+    got = reading.rate(judged[JUDGED], judged[cluster], own_labels(judged, reference), judged.get(f"{JUDGED}_p")) \
+        if judged is not None else {}
     if judged is not None and (reading.informative or got["estimate"] == got["estimate"]):
         return headline(f"answer correct, {what} ({got['read_as']})", got["estimate"], got["lo"], got["hi"],
                         judge=reading.judge.label)

@@ -200,7 +200,7 @@ def run_rag_validation(p: Parameters) -> Result:
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
-        tables, judged_notes = judged_tables(items, p.model, judge_model, p.claim_metrics, p.card_texts)
+        tables, judged_notes, items = judged_tables(items, p.model, judge_model, p.claim_metrics, p.card_texts)
         notes += judged_notes
         single = curves[(curves["set"] == "single") & (curves["k"] == p.answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}
@@ -211,12 +211,15 @@ def run_rag_validation(p: Parameters) -> Result:
 
 
 def judged_tables(items: pd.DataFrame, model: str, judge_model: str, claim_metrics: bool, card_texts: int
-                  ) -> tuple[dict, list[str]]:
+                  ) -> tuple[dict, list[str], pd.DataFrame]:
     """The judged tables of a run and their lines: each judge's card on its kind's shipped texts (`judge_card`),
     the answer quality corrected by those cards, the cards on the run's own items (`reliability`) and the claim
-    metrics, each read only where its judge's card says it can tell right from wrong."""
+    metrics, each read only where its judge's card says it can tell right from wrong; and the items with each
+    verdict read at its card's threshold."""
     judge = choose_judge(model, judge_model)
     readings = {column: read_judge(model, judge_model, kind, card_texts) for column, kind in KINDS.items()}
+    for column, reading in readings.items():
+        items = reading.read_items(items, column)
     if claim_metrics:
         readings["claims"] = read_judge(model, judge_model, "claim_support", card_texts)
     reliability = answer_cards(items, judge.label)
@@ -225,7 +228,7 @@ def judged_tables(items: pd.DataFrame, model: str, judge_model: str, claim_metri
     if claim_metrics:
         tables["claim_metrics"] = claim_metrics_table(items, "qa_id", "questions", readings["claims"])
     notes = [f"judge: {judge.label} ({judge.why})"] + [r.line for r in readings.values()]
-    return tables, notes + card_notes(reliability) + (claims_note(items) if claim_metrics else [])
+    return tables, notes + card_notes(reliability) + (claims_note(items) if claim_metrics else []), items
 
 
 def claims_note(items: pd.DataFrame) -> list[str]:

@@ -30,7 +30,8 @@ from .shipped_texts import KINDS
 
 CARD_COLUMNS = ["kind", "judge", "n_texts", "n", "n_clusters", "unscored", "base_rate", "auc", "auc_lo", "auc_hi",
                 "sensitivity", "sensitivity_lo", "sensitivity_hi", "specificity", "specificity_lo",
-                "specificity_hi", "youden", "youden_lo", "youden_hi", "baseline", "baseline_auc",
+                "specificity_hi", "youden", "youden_lo", "youden_hi", "threshold", "threshold_folds", "baseline",
+                "baseline_auc",
                 "auc_vs_baseline", "auc_vs_baseline_lo", "auc_vs_baseline_hi", "informative", "line"]
 
 
@@ -127,8 +128,10 @@ def card_line(card: dict) -> str:
         return (f"shipped card ({card['kind']}, {card.get('n', 0)} texts): cannot be read (one class only or "
                 "no verdict); the judge is read as uninformative")
     verdict = "informative" if card["informative"] else "UNINFORMATIVE (no better than chance)"
+    cut = (f"at p ≥ {card['threshold']:.2f}, chosen by {card['threshold_folds']}-fold cross-validation over clusters"
+           if card.get("threshold_folds") else "at p ≥ 0.50 (too few clusters to choose)")
     return (f"shipped card ({card['kind']}, {card['n']} texts, {card['n_clusters']} clusters): AUC {ci('auc')}, "
-            f"sensitivity {ci('sensitivity')}, specificity {ci('specificity')}, J {ci('youden')}; "
+            f"sensitivity {ci('sensitivity')}, specificity {ci('specificity')}, J {ci('youden')} ({cut}); "
             f"{card['baseline']} AUC {card['baseline_auc']:.2f}: {verdict}")
 
 

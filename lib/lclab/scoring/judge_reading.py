@@ -3,7 +3,8 @@
     reading = read_judge(model, judge_model, "answer_correct", card_texts=40)
     reading.judge.spec       # who judges (never the model under test by default: judge_choice.py)
     reading.informative      # the card's AUC and J intervals clear chance
-    reading.rate(verdicts, clusters, labels)   # the number a headline may quote, and how it was read
+    items = reading.read_items(items, "judge_correct")  # verdicts at the card's cross-validated threshold
+    reading.rate(verdicts, clusters, labels, probabilities)   # the number a headline may quote, and how it was read
     reading.difference(effect, lo, hi, n_clusters)  # a paired difference of judged rates, corrected
 
 What a headline reads (never the raw judge): where every judged item is labelled, the labels' own rate (the judge
@@ -50,10 +51,38 @@ class Reading:
         """The judge's name and its card: what every judged table and figure carries."""
         return f"judge {self.judge.label}; {self.card['line']}"
 
-    def rate(self, verdicts, clusters, labels=None) -> dict:
+    @property
+    def threshold(self) -> float:
+        """The judge's probability at or above which a verdict reads 1: the card's cross-validated choice."""
+        cut = self.card.get("threshold")
+        return float(cut) if cut is not None and cut == cut else 0.5
+
+    def verdicts(self, items: pd.DataFrame, column: str) -> pd.Series:
+        """A run's verdicts in `column` read at the card's threshold on the judge's probability (`<column>_p`),
+        where there is one; the judge's own verdict where it gave none (a sampled token), None where unscored."""
+        p = f"{column}_p"
+        if column not in items or p not in items:
+            return items[column] if column in items else pd.Series(dtype=object)
+        known = items[column].notna() & pd.to_numeric(items[p], errors="coerce").notna()
+        at_cut = pd.to_numeric(items[p], errors="coerce") >= self.threshold
+        return items[column].astype(object).where(~known, at_cut)
+
+    def read_items(self, items: pd.DataFrame, column: str) -> pd.DataFrame:
+        """`items` with `column` read at the card's threshold (`verdicts`), the judge's own verdict kept beside
+        it as `<column>_at_0.5`: every rate, effect and correction of the run then reads the verdicts the card
+        measured."""
+        if column not in items or f"{column}_p" not in items:
+            return items
+        return items.assign(**{f"{column}_at_0.5": items[column], column: self.verdicts(items, column)})
+
+    def rate(self, verdicts, clusters, labels=None, probabilities=None) -> dict:
         """The judged rate as a headline may quote it: estimate, lo, hi, how it was read (`read_as`), and the
-        raw judge's rate beside it for the record."""
+        raw judge's rate beside it for the record. PPI++ predicts each label from the judge's probability
+        (`probabilities`, where given; the verdict where not), the card's correction from the verdicts."""
         v = pd.Series(list(verdicts), dtype=object).map(lambda x: np.nan if x is None or pd.isna(x) else float(x))
+        f = v if probabilities is None else pd.Series(pd.to_numeric(pd.Series(list(probabilities)),
+                                                                    errors="coerce").to_numpy(), index=v.index)
+        f = f.where(f.notna() & v.notna(), v)
         c = pd.Series(list(clusters)).astype(str)
         raw = float(v.mean()) if v.notna().any() else math.nan
         out = {"raw": raw, "n_items": int(v.notna().sum()), "n_clusters": int(c[v.notna()].nunique())}
@@ -68,11 +97,13 @@ class Reading:
             return out | {"estimate": math.nan, "lo": math.nan, "hi": math.nan, "read_as": self.uninformative_note,
                           "interval": None}
         if n_labels >= MIN_LABELS:
-            got = cluster_ppi(y[judged].to_numpy(), v[judged].to_numpy(), c[judged].to_numpy())
+            got = cluster_ppi(y[judged].to_numpy(), f[judged].to_numpy(), c[judged].to_numpy())
             if got["ppi"] == got["ppi"]:
                 return out | {"estimate": got["ppi"], "lo": got["lo"], "hi": got["hi"],
                               "interval": "PPI++, cluster bootstrap-t",
-                              "read_as": f"PPI++ from {n_labels} labels of this run (cluster bootstrap-t)"}
+                              "read_as": f"PPI++ from {n_labels} labels of this run and the judge's "
+                                         f"{'probability' if probabilities is not None else 'verdict'} "
+                                         "(cluster bootstrap-t)"}
         got = card_corrected_rate(v, c, self.card)
         return out | {"estimate": got["corrected"], "lo": got["corrected_lo"], "hi": got["corrected_hi"],
                       "interval": "card, Rogan–Gladen delta method", "read_as": CARD_ASSUMPTION}
@@ -95,7 +126,8 @@ class Reading:
         NaN where the judge is uninformative and the cell is not all labelled."""
         rows = []
         for key, part in items.groupby(by, sort=True) if column in items and len(items) else []:
-            got = self.rate(part[column], part[cluster], None if labels is None else labels.loc[part.index])
+            got = self.rate(part[column], part[cluster], None if labels is None else labels.loc[part.index],
+                            part.get(f"{column}_p"))
             rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,))),
                          "corrected": got["estimate"], "corrected_lo": got["lo"], "corrected_hi": got["hi"],
                          "corrected_interval": got["interval"]})

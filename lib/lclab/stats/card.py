@@ -10,6 +10,12 @@ Every interval here has the cluster (a question, an item) as its unit: sensitivi
 over clusters. A judge is **informative** on a kind when the AUC's interval lies above 0.5 and J's above 0:
 only then can its verdicts be read as evidence, and only then is a corrected rate given.
 
+The verdicts a card counts are the judge's probabilities read at a **threshold chosen on the card's texts by
+cross-validation**: each fold of clusters (GroupKFold) is read at the threshold that maximises J on the other
+folds, never on its own texts, so sensitivity, specificity and J are those of the procedure, not flattered by
+it. A run reads its items at the threshold that procedure picks on all the card's texts (`threshold`). A judge
+whose probability ranks well but whose 0.5 cut calls nearly everything one class keeps what its ranking knows.
+
 The card-corrected rate is Rogan–Gladen's (raw + spec − 1) / J with raw the run's judged rate and sens, spec the
 card's. Its interval is the delta method's, carrying the run's variance (clusters of the run) and the card's
 (clusters of the card, independent of the run's), t with min(k_run, k_card) − 1 df; defined whenever J > 0,
@@ -96,9 +102,51 @@ def sens_spec(labels: np.ndarray, verdicts: np.ndarray, clusters) -> dict:
                   "youden_lo": max(-1.0, youden - t * se_j), "youden_hi": min(1.0, youden + t * se_j)}
 
 
+FOLDS = 5  # of clusters, for the card's cross-validated threshold
+
+
+def youden_threshold(labels: np.ndarray, scores: np.ndarray) -> float:
+    """The cut on `scores` (read as 1 at or above it) that maximises sensitivity + specificity − 1 on these texts:
+    0.5 (the judge's own verdict) where it is one of the best, else the middle of the best gap between two
+    scores (nearest 0.5 of several), and 0.5 where no cut beats chance (one class only, or J ≤ 0 everywhere)."""
+    from sklearn.metrics import roc_curve
+
+    if not len(labels) or labels.min() == labels.max():
+        return 0.5
+    fpr, tpr, cuts = roc_curve(labels, scores, drop_intermediate=False)  # cuts descending, cuts[0] = inf
+    j = tpr - fpr
+    if j.max() <= 0:
+        return 0.5
+    options = []
+    for i in np.flatnonzero(j >= j.max() - 1e-12):
+        if i == 0:
+            continue
+        below = float(cuts[i + 1]) if i + 1 < len(cuts) else -np.inf  # any cut in (below, cuts[i]] reads alike
+        options.append(0.5 if below < 0.5 <= cuts[i] else float(cuts[i]) if below == -np.inf
+                       else (below + float(cuts[i])) / 2)
+    return min(options, key=lambda c: abs(c - 0.5)) if options else 0.5
+
+
+def cross_validated_verdicts(labels: np.ndarray, scores: np.ndarray, clusters: np.ndarray, folds: int = FOLDS
+                             ) -> tuple[np.ndarray, int]:
+    """Each text read at the threshold chosen (youden_threshold) on the other folds of clusters; and the number
+    of folds (0: too few clusters, read at 0.5)."""
+    from sklearn.model_selection import GroupKFold
+
+    k = len(set(clusters))
+    if k < 2:
+        return (scores >= 0.5).astype(float), 0
+    out = np.empty(len(labels))
+    splits = min(folds, k)
+    for train, test in GroupKFold(n_splits=splits).split(scores, labels, groups=clusters):
+        out[test] = scores[test] >= youden_threshold(labels[train], scores[train])
+    return out, splits
+
+
 def card_statistics(labels, verdicts, probabilities, clusters) -> dict:
     """The card of one judge on labelled texts: counts, base rate, AUC of its probability [cluster bootstrap
-    CI], sensitivity, specificity and J of its verdicts [cluster t CIs], and whether it is informative. Texts
+    CI], sensitivity, specificity and J of its verdicts at a cross-validated threshold [cluster t CIs] and the
+    threshold a run reads its items at, and whether it is informative. Texts
     the judge gave no verdict on are counted as `unscored` and left out (never read as a "no")."""
     y = pd.Series(labels).astype(float).to_numpy()
     v = pd.Series(verdicts).map(lambda x: np.nan if x is None or pd.isna(x) else float(x)).to_numpy(dtype=float)
@@ -108,7 +156,9 @@ def card_statistics(labels, verdicts, probabilities, clusters) -> dict:
     p = np.where(np.isnan(p), v, p)  # a verdict read from the sampled token: its probability is the verdict
     y, v, p, c = y[read], v[read], p[read], c[read]
     out = {"n": int(read.sum()), "unscored": int((~read).sum()), "base_rate": float(y.mean()) if len(y) else math.nan}
-    out |= sens_spec(y, v, c)
+    cv, folds = cross_validated_verdicts(y.astype(int), p, c) if len(y) else (v, 0)
+    out |= sens_spec(y, cv, c)
+    out |= {"threshold": youden_threshold(y.astype(int), p) if len(y) else 0.5, "threshold_folds": folds}
     auc = _auc(y.astype(int), p) if len(y) else math.nan
     auc_lo, auc_hi = cluster_auc_ci(y.astype(int), p, c) if len(y) else (math.nan, math.nan)
     out |= {"auc": auc, "auc_lo": auc_lo, "auc_hi": auc_hi}
@@ -132,7 +182,7 @@ def card_corrected_rate(verdicts, clusters, card: dict, level: float = 0.95) -> 
     index, k = _codes(c)
     psi = np.bincount(index, weights=(v - raw) / len(v), minlength=k)
     var_raw = floor_variance(k / (k - 1) * float((psi ** 2).sum()), v.sum(), len(v)) if k > 1 else math.nan
-    sens, spec, j = card["sensitivity"], card["specificity"], card["youden"]
+    spec, j = card["specificity"], card["youden"]
     rate = (raw + spec - 1) / j
     var = (var_raw + (1 - rate) ** 2 * card["var_spec"] + rate ** 2 * card["var_sens"]
            - 2 * rate * (1 - rate) * card["cov_sens_spec"]) / j ** 2
