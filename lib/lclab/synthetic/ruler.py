@@ -17,8 +17,8 @@ scripts/data/synthetic/*.py), beside the lab's own variants (tasks.py), under RU
     qa_1_pg, qa_2_pg  stand-ins for qa_1 (SQuAD) and qa_2 (HotpotQA), whose data RULER downloads and no installable
                       package ships: RULER's QA template, "Document i:" list and distractor documents, with the
                       lab's reviewed Paul Graham QA pairs (one gold passage) and multi-chunk questions (three gold
-                      chunks: multi-hop); their answers are longer than SQuAD's spans, so their scores are not
-                      RULER's qa columns (named apart for that reason)
+                      chunks; any one part of the answer scores); their answers are longer than SQuAD's spans,
+                      so their scores are not RULER's qa columns (named apart for that reason)
 
 Keys of type "words" are adjective-noun pairs from wonderwords' lists, as RULER draws them. Each prompt is RULER's
 template with its answer prefix at the end of the user message (the OpenAI chat API has no assistant prefill),

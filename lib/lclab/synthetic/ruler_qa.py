@@ -1,7 +1,8 @@
 """RULER's QA tasks with the lab's data: qa_1_pg (a reviewed Paul Graham QA pair, its passage the one gold document)
-and qa_2_pg (a multi-chunk question, its three reference chunks the gold documents: multi-hop), each among
-distractor documents of the same corpus, in RULER's QA prompt. They stand in for qa_1 (SQuAD) and qa_2 (HotpotQA),
-whose data RULER downloads at run time and no installable package ships."""
+and qa_2_pg (a multi-chunk question, its three reference chunks the gold documents; three facts joined, not
+multi-hop: any one part of its answer scores), each among distractor documents of the same corpus, in RULER's
+QA prompt. They stand in for qa_1 (SQuAD) and qa_2 (HotpotQA), whose data RULER downloads at run time and no
+installable package ships."""
 
 from __future__ import annotations
 
