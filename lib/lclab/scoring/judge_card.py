@@ -8,9 +8,9 @@ beside its own. The verdicts are kept per judge model in ~/.cache/lclab/judge_ca
 ($LCLAB_CARD_DIR, card_store.py), one line per text as soon as it is judged and keyed by the exact prompt, so a
 second run or a second clone pays nothing and a killed run loses nothing; an embedded judge's verdicts also
 come with the repo (shipped_cards.py: read once a few of them judged here agree); the statistics are recomputed
-from them and the current labels every time (a label corrected later is read at once). `n_texts` reads a stable draw of the texts (each
-class in proportion, in an order fixed by each text's key, so labels added later do not reshuffle it): a first
-run can read 40 per kind, a later one all of them, reusing every verdict already kept.
+from them and the current labels every time (a label corrected later is read at once). `n_texts` reads a stable
+draw of the texts (each class in proportion, in an order fixed by each text's key, so labels added later do not
+reshuffle it): a first run can read 40 per kind, a later one all of them, reusing every verdict already kept.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def judge_card(judge: str, kind: str, n_texts: int | None = None, progress: bool
         kept = _judge_missing(judge, kind, texts[[i in checked for i in ids]], kept, progress)
         shipped_cards.record_check(judge, kind, checked, kept)
     kept = _judge_missing(judge, kind, texts, shipped_cards.usable(judge, kind) | kept, progress)
-    rows = [kept.get(prompt_id(k.prompt(r)), {}) for r in texts.itertuples(index=False)]
+    rows = [kept.get(i, {}) for i in ids]
     verdicts = pd.Series([None if r.get("verdict") is None else float(r["verdict"]) for r in rows], dtype=object)
     probabilities = pd.Series([r.get("p") for r in rows], dtype=object)
     stats = card_statistics(texts["label"], verdicts, probabilities, texts["cluster"])

@@ -63,9 +63,9 @@ class Reading:
         p = f"{column}_p"
         if column not in items or p not in items:
             return items[column] if column in items else pd.Series(dtype=object)
-        known = items[column].notna() & pd.to_numeric(items[p], errors="coerce").notna()
-        at_cut = pd.to_numeric(items[p], errors="coerce") >= self.threshold
-        return items[column].astype(object).where(~known, at_cut)
+        probability = pd.to_numeric(items[p], errors="coerce")
+        known = items[column].notna() & probability.notna()
+        return items[column].astype(object).where(~known, probability >= self.threshold)
 
     def read_items(self, items: pd.DataFrame, column: str) -> pd.DataFrame:
         """`items` with `column` read at the card's threshold (`verdicts`), the judge's own verdict kept beside
