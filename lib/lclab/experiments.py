@@ -100,6 +100,8 @@ class Experiment:
     stages:          its model-calling stages (lclab.pipeline.Stage), in order: with `prepare`, all the generic
                      planner needs (lclab.planning.experiment_plan), so `plan` is left None; an experiment whose
                      later stages' prompts cannot be known before a call registers its own `plan` instead
+    arms:            Parameters -> the parameters its stages run under, one per model a run asks the same samples
+                     (07's `models`, each with its own config); None: the Parameters themselves
     """
 
     name: str
@@ -114,6 +116,7 @@ class Experiment:
     prepare: Callable[..., list] | None = None
     run: Callable[[Any], Any] | None = None
     stages: tuple = ()
+    arms: Callable[[Any], list] | None = None
     description: str = ""
 
     def declared(self, values: dict) -> Any:

@@ -26,7 +26,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
     count, text = budget_counters(p.model)
     # The run's own trials; similar distractors would need the embedder (a model) to choose: planned as random ones.
     trials = prepare(p, validated, similar=False)
-    rows = planned_stages(notebook, EXPERIMENT, p, trials, SWEEP, reuse_prefix=one_at_a_time_local(p.model, given))
+    rows = planned_stages(notebook, EXPERIMENT, p, trials, SWEEP, reuse_prefix=one_at_a_time_local(p.model, SWEEP[0].concurrency(p)))
     for k in (k for k in p.needles if k > 1):  # the run's own multi-needle samples, exact prompts
         needled = needle_trials(qa, pool, [k], p.context_tokens, p.seed, count, text)
         rows += [named(r, f"answer, {k} needles") for r in planned_stages(notebook, EXPERIMENT, p, needled,

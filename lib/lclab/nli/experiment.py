@@ -30,7 +30,7 @@ def plan(notebook: str, p: dict) -> list[dict]:
                 for x in prepared.values():
                     x.answer, x.gt = x.answer_raw, x.gt_raw
                 tag = None if level == 1 else f"concurrency={level}"
-                reuse = one_at_a_time_local(model, {"max_workers": level})
+                reuse = one_at_a_time_local(model, level)
                 name = f"{variant}, concurrency {level}"
                 if p["pronouns"]:  # every variant asks them; after the first, from the cache (priced as repeats)
                     rows.append(named(_pronouns(notebook, model, prepared, tag), f"pronouns ({name})"))

@@ -10,7 +10,7 @@ priced by its template where it is not.
 from __future__ import annotations
 
 from ..pipeline import Stage
-from .plan import plan_scope
+from .plan import one_at_a_time_local, plan_scope
 from .speed import load_seconds
 from .stages import Judged, cached_answers, planned_judges, planned_replies
 
@@ -51,7 +51,12 @@ def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
             rows = experiment.plan(notebook, p)
         elif experiment.stages and experiment.prepare:
             given = experiment.declared(p)
-            rows = planned_stages(notebook, experiment.name, given, experiment.prepare(given), experiment.stages)
+            samples = experiment.prepare(given)
+            rows = []
+            for arm in experiment.arms(given) if experiment.arms else [given]:
+                first = experiment.stages[0]
+                rows += planned_stages(notebook, experiment.name, arm, samples, experiment.stages,
+                                       reuse_prefix=one_at_a_time_local(first.model(arm), first.concurrency(arm)))
         else:
             rows = []
     return [*rows, start_row(notebook, rows)] if rows else rows

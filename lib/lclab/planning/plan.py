@@ -95,9 +95,10 @@ def planned_embeddings(notebook: str, embedder: str, texts: list[str], unknown: 
             "cost_usd": 0.0 if local else math.nan}
 
 
-def one_at_a_time_local(model: str, p: dict) -> bool:
-    """Whether consecutive prompts reach the embedded model one by one, so a shared prefix is reused."""
-    return model.startswith("local/") and p.get("max_workers", 1) == 1
+def one_at_a_time_local(model: str, workers: int) -> bool:
+    """Whether consecutive prompts reach the embedded model one by one (`workers` concurrent calls), so a shared
+    prefix is reused."""
+    return model.startswith("local/") and workers == 1
 
 
 def _shared_prefix_tokens(model: str, before, prompt) -> int:

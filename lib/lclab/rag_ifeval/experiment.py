@@ -1,34 +1,15 @@
-"""Notebook 07 as one registered experiment: how it is planned and compared."""
+"""Notebook 07 as one registered experiment: its samples, its one stage asked of every model (planned by the
+generic planner, one row per model), and how its runs are compared."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from ..experiments import Experiment, Series, register
-from ..models.configs import model_config
-from ..planning.stages import planned_replies
-from .data import load_documents, load_samples
-from .options import Options
 from .parameters import Parameters
 from .rules import METRICS, SCORES
-from .run import EXPERIMENT, answer_request, prepare, run_rag_ifeval
-
-
-def plan(notebook: str, p: dict) -> list[dict]:
-    """Every model's prepared samples (the exact messages the run sends), looked up in the cache and counted; an
-    answer not cached at what earlier runs measured, else at the model's max_tokens."""
-    options = Options(**{f: p[f] for f in Options.__dataclass_fields__ if f in p}).resolved()
-    docs = load_documents(options.docs_path)
-    items = load_samples(options.eval_path, docs)[:p["n_samples"] or None]
-    rows = []
-    for spec in p["models"]:
-        config = model_config(spec, options.max_tokens)
-        inputs = [s.input for s in prepare(config, items, docs, options)]
-        # The embedded engine answers one call at a time whatever the run's threads, and every prompt opens with the
-        # same system message and instructions (~200 tokens): llama.cpp keeps them from the call before.
-        rows.append(planned_replies(notebook, EXPERIMENT, "rag_ifeval answer", config.spec, inputs,
-                                    answer_request(config, options), reuse_prefix=config.spec.startswith("local/")))
-    return rows
+from .run import EXPERIMENT, arms, prepare, run_rag_ifeval
+from .stages import ANSWER
 
 
 def with_total(rows: pd.DataFrame) -> pd.DataFrame:
@@ -45,7 +26,8 @@ def every_measure(rows: pd.DataFrame) -> list[tuple[str, pd.Series]]:
 
 
 EXPERIMENT_SPEC = register(Experiment(
-    name=EXPERIMENT, run=run_rag_ifeval, notebook="07_rag_ifeval", plan=plan, parameters=Parameters,
+    name=EXPERIMENT, run=run_rag_ifeval, notebook="07_rag_ifeval", parameters=Parameters, prepare=prepare,
+    stages=(ANSWER,), arms=arms,
     comparable=("docs_path", "eval_path", "shuffle_context", "shuffle_seed", "refusal_message", "n_samples",
                 "badwords_path"),
     series=Series(key=("id",), value="total", split=("model",), binary=False, x_label="condition or measure",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ..models import MissingAPIKeyError, Request, complete
+from ..models import MissingAPIKeyError
 from ..models.configs import ModelConfig, model_config
 from ..runs.folders import ItemLog, fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, run_trials
@@ -21,16 +21,35 @@ from ..runs.samples import Sample
 from .data import BenchmarkItem, DataError, load_badwords, load_documents, load_samples
 from .options import Options, build_prompt, context_order, load_template
 from .rules import Answer, Judge
+from .stages import ANSWER, Arm
 from .tables import model_summaries, models_paired, sample_table, score_table
 
 EXPERIMENT = "rag_ifeval"
 KEY = ("model", "id", "fingerprint")
 
 
-def prepare(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, str], options: Options) -> list[Sample]:
-    """Each benchmark item as the trial this model is asked: the exact messages (or the text of a text
-    completion), the item's `expect` as target, its question and document order as metadata. What the run
-    answers and what `--plan` counts."""
+def options_of(p) -> Options:
+    """The run options among notebook 07's Parameters, with paths read from the repo root."""
+    return Options(**{f: getattr(p, f) for f in Options.__dataclass_fields__ if hasattr(p, f)}).resolved()
+
+
+def prepare(p) -> list[Sample]:
+    """The samples a run under Parameters `p` asks every model (`samples_for` of the benchmark's first
+    `n_samples`): what the run answers and what the generic planner counts."""
+    options = options_of(p)
+    docs = load_documents(options.docs_path)
+    return samples_for(load_samples(options.eval_path, docs)[:p.n_samples or None], docs, options)
+
+
+def arms(p) -> list[Arm]:
+    """Each model of `p.models` under its own config: the parameters the answer stage is run and planned under."""
+    options = options_of(p)
+    return [Arm(model_config(m, options.max_tokens), options) for m in p.models]
+
+
+def samples_for(items: list[BenchmarkItem], docs: dict[str, str], options: Options) -> list[Sample]:
+    """Each benchmark item as the trial every model is asked: the exact messages (or the text of a text
+    completion), the item's `expect` as target, its question and document order as metadata."""
     options = options.resolved()
     template = load_template(options.prompt)
     system = [] if options.text_completion or not options.system_message else [
@@ -43,12 +62,6 @@ def prepare(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, str
                           system + [{"role": "user", "content": prompt}], target=item.expect,
                           metadata={"question": item.question, "context": list(order), "cluster": item.id}))
     return out
-
-
-def answer_request(config: ModelConfig, options: Options) -> Request:
-    """The answering call's request for one model (the run's, and its plan's lookup)."""
-    return Request(max_tokens=config.max_tokens, temperature=config.temperature,
-                   text_completion=options.text_completion, retry=config.retry)
 
 
 def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, str], options: Options,
@@ -64,10 +77,11 @@ def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, s
     options = options.resolved()
     judge = Judge(options.refusal_message, load_badwords(options.badwords_path))
     scoring = (options.refusal_message, sorted(judge.badwords))
-    samples = prepare(config, items, docs, options)
+    samples = samples_for(items, docs, options)
+    arm = Arm(config, options)
 
     def answer(sample: Sample, row: dict) -> dict:
-        reply = complete(config.spec, sample.input, stage="rag_ifeval answer", request=answer_request(config, options))
+        reply = ANSWER.ask(arm, sample)
         scored = judge.evaluate(Answer(reply.text, tuple(sample["context"])), sample.target)
         return {**answer_columns(reply), "finish_reason": reply.finish_reason,
                 **scored.columns("scores", answer="normalized"),
@@ -82,7 +96,7 @@ def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, s
 
     log = ItemLog(options.log_path, KEY)
     how = dict(key=key, describe=lambda s: {"question": s["question"], "context": s["context"]},
-               steps=[Step(config.label, answer, config.threads)], quiet=quiet,
+               steps=[Step(config.label, answer, ANSWER.concurrency(arm))], quiet=quiet,
                stop_on=(MissingAPIKeyError, DataError))
     if run is not None:
         run.trials(samples, log=log, **how)

@@ -29,7 +29,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
     # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens, and room for the answer prefix):
     # one row per budget.
     budgets = sorted({answer_budget(s, p.max_answer_tokens) for s in samples}, key=lambda b: b != p.max_answer_tokens)
-    reuse = one_at_a_time_local(p.model, given)
+    reuse = one_at_a_time_local(p.model, p.max_workers)
     rows = []
     for j, b in enumerate(budgets):
         mine = [s for s in samples if answer_budget(s, p.max_answer_tokens) == b]
