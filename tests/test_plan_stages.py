@@ -2,6 +2,7 @@
 (counted) with stand-in slots, replies at their declared size until a run of the experiment has measured them."""
 
 import ast
+import re
 import json
 
 import pandas as pd
@@ -80,6 +81,29 @@ def test_no_experiment_plans_with_token_arithmetic_of_its_own():
     assert found == []
 
 
+def test_plans_read_declared_parameters_and_stage_names_and_only_the_listed_exceptions_keep_a_plan_function():
+    """No plan reads a parameters dict by key (`p["x"]`) or names a gateway stage as a string literal (the
+    constants and Stage values its run sends); the experiments with a plan function of their own are those
+    docs/layout.md lists, with why."""
+    from lclab.experiments import experiments
+
+    plan_helpers = {"planned_replies", "planned_answers", "estimated", "planned_judges", "planned_stages"}
+    found = []
+    for path in sorted((paths.REPO / "lib" / "lclab").glob("*/experiment.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "p"
+                    and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+                found.append(f"{path.parent.name}: {ast.unparse(node)}")
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) in plan_helpers
+                    and any(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args[1:4])):
+                found.append(f"{path.parent.name}: a stage named by a literal in {ast.unparse(node)[:60]}")
+    assert found == []
+    layout = (paths.REPO / "docs" / "layout.md").read_text(encoding="utf-8")
+    table = layout[layout.index("| experiment | plan function | why |"):].split("\n\n")[0]
+    listed = set(re.findall(r"^\| \d\d (\w+) \|", table, flags=re.M))
+    assert {e.name for e in experiments() if e.plan is not None} == listed
+
+
 def test_a_run_files_only_registered_experiments_and_a_folder_registers_under_its_own_name(monkeypatch):
     from lclab.experiments import Experiment, RegistrationError, register
     from lclab.runs.runner import Run
@@ -108,13 +132,14 @@ def test_07s_answers_on_the_embedded_model_are_priced_after_the_prefix_every_pro
     # The embedded engine answers 07's prompts one at a time, and each opens with the same system message and
     # instructions: llama.cpp keeps them from the call before, so the plan charges only the rest.
     from lclab.planning import plan as planning
-    from lclab.rag_ifeval.experiment import plan
+    from lclab.planning.experiment_plan import plan_notebook
     from lclab.runs.notebooks import NOTEBOOKS, notebook_defaults
 
-    p = notebook_defaults(NOTEBOOKS / "07_rag_ifeval.ipynb") | {"models": [MODEL], "n_samples": 4}
-    reused = plan("07_rag_ifeval", p)[0]
+    defaults = notebook_defaults(NOTEBOOKS / "07_rag_ifeval.ipynb")
+    p = {"models": [MODEL], "n_samples": 4}
+    reused = plan_notebook("07_rag_ifeval", p, defaults)[0]
     monkeypatch.setattr(planning, "_shared_prefix_tokens", lambda model, before, prompt: 0)
-    whole = plan("07_rag_ifeval", p)[0]
+    whole = plan_notebook("07_rag_ifeval", p, defaults)[0]
     assert reused["calls"] == whole["calls"] == 4 and reused["prompt_tokens"] == whole["prompt_tokens"]
     assert reused["seconds"] < 0.9 * whole["seconds"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..runs.declared import declared
 from ..experiments import Experiment, register
 from ..planning.stages import named
 from ..qa.generate import drawn_from, sample_passages
@@ -11,13 +12,14 @@ from .parameters import Parameters
 from .run import EXPERIMENT, make_qa_set
 
 
-def plan(notebook: str, p: dict) -> list[dict]:
+def plan(notebook: str, given: dict) -> list[dict]:
     """The run's own samples (the exact generation prompts), counted and looked up in the cache; each pair's
     validation prompt built from its passage, and from the generated pair where that reply is cached (else the
     pair priced at the generation's measured size, or its budget)."""
-    pool = passages(load_corpus(p["corpus"]), p["passage_chars"])
-    chosen = sample_passages(pool, p["n_passages"], p["min_passage_chars"], p["seed"])
-    rows, _ = planned_generation(notebook, EXPERIMENT, p["model"], chosen, p["low_overlap"])
+    p = declared(Parameters, given)
+    pool = passages(load_corpus(p.corpus), p.passage_chars)
+    chosen = sample_passages(pool, p.n_passages, p.min_passage_chars, p.seed)
+    rows, _ = planned_generation(notebook, EXPERIMENT, p.model, chosen, p.low_overlap)
     return [named(rows[0], f"qa_generation, {drawn_from(chosen)}"), *rows[1:]]
 
 

@@ -29,7 +29,7 @@ from .combined import combined_table, with_combined
 from .items import ORDERS, EvalItem
 from .labels import Labels, load_items, load_labels
 from .parameters import Parameters
-from .pipeline import VARIANTS
+from .pipeline import NLI_STAGE, PRONOUN_STAGE, REFUSAL_STAGE, VARIANTS
 from .probability import VERDICT_STAGES
 from .run import run_nli
 from .tables import (
@@ -45,8 +45,8 @@ from .tables import (
 
 EXPERIMENT = "nli"
 PROMPTS = ("nli_system", "nli_refusal_system", "nli_pair", "pronoun_replacement", "refusal_batch")
-TRANSFORM_STAGES = ("pronouns",)
-NLI_STAGES = ("nli", "refusal", *VERDICT_STAGES)
+TRANSFORM_STAGES = (PRONOUN_STAGE,)
+NLI_STAGES = (NLI_STAGE, REFUSAL_STAGE, *VERDICT_STAGES)
 
 
 def config_label(config: dict) -> str:

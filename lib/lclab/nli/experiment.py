@@ -4,46 +4,51 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..planning.plan import one_at_a_time_local
+from ..runs.declared import declared
 from ..planning.stages import merged, named, planned_replies
 from ..scoring.logprob import score_request, with_logprobs
 from .evaluate import EXPERIMENT, run_nli_eval
 from .items import prepare
 from .labels import load_items
 from .parameters import Parameters
-from .pipeline import PRONOUN_BATCH, batches, nli_request, pronoun_request, refusal_request
+from .pipeline import (NLI_STAGE, PRONOUN_BATCH, PRONOUN_STAGE, REFUSAL_STAGE, batches, nli_request, pronoun_request,
+                       refusal_request)
 from .probability import VERDICT_STAGES
 from .run import nli_samples, pronoun_samples, refusal_samples
 
 
-def plan(notebook: str, p: dict) -> list[dict]:
+def plan(notebook: str, given: dict) -> list[dict]:
     """Per configuration, the run's own samples with their exact prompts, looked up in the cache: the pronoun
     prompts; the NLI prompts with each hypothesis as the sentence conversion leaves it (the pronoun stage may
     reword it a little); the refusal prompts. Replies not cached are priced at what earlier runs measured, else
-    at each call's budget."""
-    items = load_items(p["items_path"])
-    items = items[:p["n_items"]] if p["n_items"] else items
+    at each call's budget. A declared exception to the generic planner (docs/layout.md): one pronoun call per
+    batch of a text's sentences, its budget by the batch's size, and NLI prompts that quote the pronoun stage's
+    rewritten sentences."""
+    p = declared(Parameters, given)
+    items = load_items(p.items_path)
+    items = items[:p.n_items] if p.n_items else items
     rows = []
-    for model in p["models"] or [p["model"]]:
-        for variant in p["variants"]:
-            for level in p["concurrency"]:
-                prepared = {it.item_id: prepare(it, p["language"]) for it in items}
+    for model in p.models or [p.model]:
+        for variant in p.variants:
+            for level in p.concurrency:
+                prepared = {it.item_id: prepare(it, p.language) for it in items}
                 for x in prepared.values():
                     x.answer, x.gt = x.answer_raw, x.gt_raw
                 tag = None if level == 1 else f"concurrency={level}"
                 reuse = one_at_a_time_local(model, level)
                 name = f"{variant}, concurrency {level}"
-                if p["pronouns"]:  # every variant asks them; after the first, from the cache (priced as repeats)
-                    rows.append(named(_pronouns(notebook, model, prepared, tag), f"pronouns ({name})"))
-                nli = nli_samples(prepared, variant, p["with_document"], p["order"])
+                if p.pronouns:  # every variant asks them; after the first, from the cache (priced as repeats)
+                    rows.append(named(_pronouns(notebook, model, prepared, tag), f"{PRONOUN_STAGE} ({name})"))
+                nli = nli_samples(prepared, variant, p.with_document, p.order)
                 if variant == "probability":
                     rows.append(planned_replies(notebook, EXPERIMENT, VERDICT_STAGES[0], model,
                                                 [s.input for s in nli], score_request(tag), reuse))
                 else:
-                    rows.append(planned_replies(notebook, EXPERIMENT, "nli", model, [s.input for s in nli],
+                    rows.append(planned_replies(notebook, EXPERIMENT, NLI_STAGE, model, [s.input for s in nli],
                                                 with_logprobs(nli_request(variant, tag)), reuse))
-                rows[-1] = named(rows[-1], f"nli ({name})")
+                rows[-1] = named(rows[-1], f"{NLI_STAGE} ({name})")
                 if variant != "same":
-                    rows.append(named(_refusals(notebook, model, prepared, variant, tag), f"refusal ({name})"))
+                    rows.append(named(_refusals(notebook, model, prepared, variant, tag), f"{REFUSAL_STAGE} ({name})"))
     return rows
 
 
@@ -53,7 +58,7 @@ def _pronouns(notebook: str, model: str, prepared: dict, tag: str | None) -> dic
     for sample in pronoun_samples(prepared, True):
         for batch, prompt in zip(batches(sample["sentences"], PRONOUN_BATCH), sample.input):
             by_size.setdefault(len(batch), []).append(prompt)
-    return merged([planned_replies(notebook, EXPERIMENT, "pronouns", model, prompts, pronoun_request(n, tag))
+    return merged([planned_replies(notebook, EXPERIMENT, PRONOUN_STAGE, model, prompts, pronoun_request(n, tag))
                    for n, prompts in by_size.items()])
 
 
@@ -65,7 +70,7 @@ def _refusals(notebook: str, model: str, prepared: dict, variant: str, tag: str 
     by_size: dict[int, list[str]] = {}
     for s in samples:
         by_size.setdefault(len(s["contents"]), []).append(s.input)
-    return merged([planned_replies(notebook, EXPERIMENT, "refusal", model, prompts,
+    return merged([planned_replies(notebook, EXPERIMENT, REFUSAL_STAGE, model, prompts,
                                    with_logprobs(refusal_request(n, tag))) for n, prompts in by_size.items()])
 
 

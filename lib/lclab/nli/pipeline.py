@@ -21,6 +21,8 @@ from ..prompts import render, template
 from ..scoring.logprob import complete_with_logprobs, read_values
 from ..scoring.score import Score
 
+# The gateway stages this module calls: the run's accounting rows, the plan's rows (nli.experiment).
+PRONOUN_STAGE, NLI_STAGE, REFUSAL_STAGE = "pronouns", "nli", "refusal"
 PRONOUN_BATCH = 16
 NLI_TOKENS = 400  # the facts, explanations and tags of one hypothesis
 
@@ -100,7 +102,7 @@ def replace_pronouns(model: str, sentences: list[str], question: str,
     out, problems = [], []
     for batch, prompt in zip(batches(sentences, batch_size), pronoun_prompts(sentences, question, batch_size)):
         try:
-            reply = complete(model, prompt, stage="pronouns", request=pronoun_request(len(batch), cache_tag))
+            reply = complete(model, prompt, stage=PRONOUN_STAGE, request=pronoun_request(len(batch), cache_tag))
         except ParseError as err:
             problems.append(f"pronoun replacement kept the original {len(batch)} sentences: {err}")
             out.extend(batch)
@@ -173,7 +175,7 @@ def judge_hypothesis(model: str, variant: str, premise: str, hypothesis: str, do
                      cache_tag: str | None = None, max_tokens: int = NLI_TOKENS) -> Verdict:
     """Facts, explanations and tags, each tag with the probability of "supported" read at its first token
     (renormalized over the three tags; 1 or 0 from the tag itself, flagged, where there are no logprobs)."""
-    reply, has_logprobs = complete_with_logprobs(model, nli_messages(variant, premise, hypothesis, document), "nli",
+    reply, has_logprobs = complete_with_logprobs(model, nli_messages(variant, premise, hypothesis, document), NLI_STAGE,
                                                  nli_request(variant, cache_tag, max_tokens))
     facts = [dict(f) for f in reply.json["facts"]]
     for fact, read in zip(facts, read_values(reply, has_logprobs, "tag", TAGS, ENTAILED, [f["tag"] for f in facts])):
@@ -221,7 +223,7 @@ def tag_refusals(model: str, texts: list[str], cache_tag: str | None = None) -> 
     if not texts:
         return []
     prompt = refusal_batch_prompt(texts)
-    reply, has_logprobs = complete_with_logprobs(model, prompt, "refusal", refusal_request(len(texts), cache_tag))
+    reply, has_logprobs = complete_with_logprobs(model, prompt, REFUSAL_STAGE, refusal_request(len(texts), cache_tag))
     tags = [bool(t["refusal"]) for t in reply.json["tags"]]
     reads = read_values(reply, has_logprobs, "refusal", ("true", "false"), "true", [str(t).lower() for t in tags])
     return [Score(tag, str(tag).lower(), metadata={"p": r.score, "source": r.source}) for tag, r in zip(tags, reads)]

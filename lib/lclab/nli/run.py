@@ -27,7 +27,9 @@ from ..runs.samples import Sample
 from ..scoring.score import LAYOUT
 from .items import DIRECTIONS, EvalItem, Prepared, order_requests, prepare
 from .pipeline import (
+    PRONOUN_STAGE,
     REFUSAL_BATCH,
+    REFUSAL_STAGE,
     VARIANTS,
     batches,
     judge_hypothesis,
@@ -111,7 +113,7 @@ def _replace_pronouns(run: Run, prepared: dict[str, Prepared], model: str, confi
         units, log=run.log(("config", "item_id", "text", "fingerprint"), "transforms.jsonl"), quiet=quiet,
         key=lambda u: (config, u["item_id"], u["text"],
                        fingerprint(made_with, pronouns, u["sentences"], u.source.question_last)),
-        describe=lambda u: {}, steps=[Step("pronouns", transform, concurrency)], stop_on=STOP_ON)
+        describe=lambda u: {}, steps=[Step(PRONOUN_STAGE, transform, concurrency)], stop_on=STOP_ON)
     for r in done.to_dict("records"):
         p, which = prepared[r["item_id"]], r["text"]
         if pd.notna(r["error"]):  # the call failed outright: keep the sentences as they were, and say so
@@ -218,7 +220,7 @@ def _refusals_tagged(run: Run, prepared: dict[str, Prepared], model: str, config
     done = run.trials(
         samples, log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
         quiet=quiet, key=lambda s: (config, s.id, fingerprint(model, cache_tag, variant, s["contents"], LAYOUT)),
-        describe=lambda s: {"texts": s["texts"]}, steps=[Step("refusal", tag, concurrency)], stop_on=STOP_ON)
+        describe=lambda s: {"texts": s["texts"]}, steps=[Step(REFUSAL_STAGE, tag, concurrency)], stop_on=STOP_ON)
     tags: dict[tuple[str, str], tuple] = {}
     for r in done.to_dict("records"):
         for i, (item_id, which) in enumerate(r["texts"]):

@@ -64,6 +64,7 @@ def contexts_table(contexts: list[Context]) -> pd.DataFrame:
 
 
 GENERATION_TOKENS = 400  # a question and its golden response, as JSON
+GENERATE_STAGE = "generate"  # the gateway stage of the golden QA's generation (run and plan)
 GENERATION = Request(max_tokens=GENERATION_TOKENS, response_format=QA_SCHEMA, validate=qa_shape)  # run and plan
 
 
@@ -76,7 +77,7 @@ def generate_golden(model: str, golden: list[Context]) -> dict:
     """One cached call: a question over all four golden chunks and its golden response."""
     if len(golden) != 4:
         raise ValueError(f"the generation prompt takes exactly 4 golden passages, got {len(golden)}")
-    reply = complete(model, generation_prompt(golden), stage="generate", request=GENERATION)
+    reply = complete(model, generation_prompt(golden), stage=GENERATE_STAGE, request=GENERATION)
     return {"question": reply.json["question"].strip(), "answer": reply.json["answer"].strip()}
 
 

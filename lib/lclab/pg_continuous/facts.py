@@ -57,6 +57,10 @@ def facts_prompt(style: str, response: str) -> str:
     return render(STYLES[style], response=response)
 
 
+# The gateway stages of the facts' extraction and of each (fact, context) score (the run's and the plan's rows).
+FACTS_STAGE, SCORE_STAGE = "facts", "score"
+
+
 def facts_request(style: str) -> Request:
     """The fact extraction's request in `style` (the run's, and its plan's)."""
     return Request(max_tokens=FACTS_TOKENS, response_format=FACTS_SCHEMAS[style], validate=_facts_shape)
@@ -66,7 +70,7 @@ def extract_facts(model: str, response: str, style: str) -> dict:
     """The unique facts of `response` with the IO or the chain-of-thought prompt (one cached call)."""
     if style not in STYLES:
         raise ValueError(f"fact style must be one of {sorted(STYLES)}, got {style!r}")
-    reply = complete(model, facts_prompt(style, response), stage="facts", request=facts_request(style))
+    reply = complete(model, facts_prompt(style, response), stage=FACTS_STAGE, request=facts_request(style))
     facts = unique_facts(reply.json["facts"])
     return {"style": style, "facts": facts, "listed": len(reply.json["facts"]),
             "reasoning": reply.json.get("reasoning", "")}
@@ -91,7 +95,7 @@ def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: lis
     samples = fact_samples(facts, contexts)
 
     def run_score(sample: Sample, row: dict) -> dict:
-        return score(model, sample.input, stage="score", require_logprobs=require_logprobs).columns(
+        return score(model, sample.input, stage=SCORE_STAGE, require_logprobs=require_logprobs).columns(
             "p", error="error", answer="sampled")
 
     return run.trials(
@@ -99,4 +103,4 @@ def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: lis
         key=lambda s: (s["style"], s["fact_id"], s["context_id"],
                        fingerprint(model, template("fact_in_context"), s.source.chunk.text, s["fact"], LAYOUT)),
         describe=lambda s: {"fact": s["fact"], "kind": s["kind"]},
-        steps=[Step("score", run_score, max_workers)], stop_on=(LogprobsUnavailableError, MissingAPIKeyError))
+        steps=[Step(SCORE_STAGE, run_score, max_workers)], stop_on=(LogprobsUnavailableError, MissingAPIKeyError))

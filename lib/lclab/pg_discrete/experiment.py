@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..runs.declared import declared
 from ..experiments import Experiment, Series, register
 from ..planning.plan import planned_embeddings
 from ..planning.stages import estimated, template_prompt_tokens, text_tokens
@@ -11,26 +12,27 @@ from ..retrieval.chunking import Chunker
 from ..text.corpus import load_corpus
 from .points import CHUNK_SEPARATOR, load_questions
 from .parameters import Parameters
-from .run import EXPERIMENT, run_discrete
+from .run import EXPERIMENT, SCORE_STAGE, run_discrete
 
 
-def plan(notebook: str, p: dict) -> list[dict]:
+def plan(notebook: str, given: dict) -> list[dict]:
     """The corpus indexed and every question searched with (the embedding stage, counted exactly), then one
     one-token scoring call per point (a positive and a negative candidate per question), per model: each prompt
     its template with the question and golden answer, the context n of the corpus's own chunks at their mean size
     (which chunks is retrieval's choice, an embedding model not run for a plan)."""
-    loaded = load_corpus(p["corpus"])
-    questions = load_questions(p["questions_path"], {d.id: d.text for d in loaded.documents})
-    questions = questions.head(p["n_questions"]) if p["n_questions"] else questions
-    chunks = Chunker(p["chunk_chars"], "chars").split(loaded.documents)
-    embedded = planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(questions["question"]))
+    p = declared(Parameters, given)
+    loaded = load_corpus(p.corpus)
+    questions = load_questions(p.questions_path, {d.id: d.text for d in loaded.documents})
+    questions = questions.head(p.n_questions) if p.n_questions else questions
+    chunks = Chunker(p.chunk_chars, "chars").split(loaded.documents)
+    embedded = planned_embeddings(notebook, p.embedder, [c.text for c in chunks] + list(questions["question"]))
     rows = [embedded]
-    for model in p["models"]:
+    for model in p.models:
         chunk = text_tokens(model, [c.text + CHUNK_SEPARATOR for c in chunks])
         prompts = [template_prompt_tokens(model, "context_contains_answer", {"context": n * chunk},
                                           question=q.question, golden_answer=q.golden_answer)
-                   for q in questions.itertuples() for n in (p["n_positive"], p["n_negative"])]
-        rows.append(estimated(notebook, "score", model, prompts, 1, "one token"))
+                   for q in questions.itertuples() for n in (p.n_positive, p.n_negative)]
+        rows.append(estimated(notebook, SCORE_STAGE, model, prompts, 1, "one token"))
     return rows
 
 

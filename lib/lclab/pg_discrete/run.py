@@ -43,10 +43,13 @@ EXPERIMENT = "pg_discrete"
 KEY = ("model", "point_id", "fingerprint")
 
 
+SCORE_STAGE = "score"  # the gateway stage of each point's one-token score (the run's and the plan's row)
+
+
 def score_point(model: str, prompt: str, require_logprobs: bool) -> dict:
     """Both scorers of one point: the logprob-weighted p(1) (`weighted`, with its probabilities, the mass outside
     the labels and how it was read) and the sampled 0/1 token (`sampled`; None for any other token)."""
-    result = score(model, prompt, stage="score", require_logprobs=require_logprobs)
+    result = score(model, prompt, stage=SCORE_STAGE, require_logprobs=require_logprobs)
     sampled = sampled_score(result.sampled or "")
     return {**result.columns("weighted", error="error", answer="sampled_token"), "sampled": sampled.value}
 
@@ -69,7 +72,7 @@ def score_points(run: Run, points: pd.DataFrame, models: list[str], require_logp
                                                                 s.source.context_sha1, s.source.question,
                                                                 s.source.golden_answer)),
         describe=lambda s: {}, stop_on=(LogprobsUnavailableError, MissingAPIKeyError),
-        steps=[Step("score", lambda s, row: score_point(s["model"], s.input, require_logprobs), max_workers)])
+        steps=[Step(SCORE_STAGE, lambda s, row: score_point(s["model"], s.input, require_logprobs), max_workers)])
 
 
 def separation(scored: pd.DataFrame) -> pd.DataFrame:

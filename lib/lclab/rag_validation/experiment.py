@@ -3,34 +3,29 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
-from ..models.judge_choice import judge_spec
 from ..planning.plan import planned_embeddings
 from ..planning.stages import estimated, fan_out, named, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS
 from ..qa.planned import planned_generation
 from ..runs.declared import declared
-from ..scoring.claims import CHECK_STAGE, claims_request
+from ..scoring.claims import CHECK_STAGE, EXTRACT_STAGE, claims_request
 from ..scoring.judge_card import planned_card
-from ..scoring.judges import JUDGE_MAX_TOKENS, judge_requests
 from .parameters import Parameters
 from .run import EXPERIMENT, inputs, run_rag_validation
-
-# The three judges of every answer: (gateway stage, template); each reads the question and the answer, and its
-# own third field (the reference, nothing, the passages).
-JUDGES = (("judge", "judge_correct"), ("judge_relevance", "judge_relevance"),
-          ("judge_faithfulness", "judge_faithfulness"))
+from .stages import ANSWER, CORRECT, FAITHFUL, JUDGES
 
 
-def plan(notebook: str, p: dict) -> list[dict]:
+
+def plan(notebook: str, given: dict) -> list[dict]:
     """The run's own samples where they are known before it: the single-chunk generation (exact prompts, cached
     pairs read), the multi-chunk questions, the labelled texts' judge prompts; the answer and judge prompts by
     their templates, with answer_k of the corpus's chunks at their mean size (which ones is retrieval's choice, an
     embedding model not run for a plan), each question as written or generated (else at the generation's size),
     each answer at its measured size (else its budget)."""
-    model, judge = p["model"], judge_spec(p["model"], p["judge_model"])
-    samples = 1 + p["self_consistency"]
-    read = inputs(declared(Parameters, p))  # what the run reads, read by the run's own code
+    p = declared(Parameters, given)
+    model, judge = ANSWER.model(p), CORRECT.model(p)
+    read = inputs(p)  # what the run reads, read by the run's own code
     multi, chunks = read.multi, read.chunks
     rows, pairs = planned_generation(notebook, EXPERIMENT, model, read.generated_from)
     # what each answer and judge prompt holds besides its template: {field: tokens}
@@ -38,26 +33,29 @@ def plan(notebook: str, p: dict) -> list[dict]:
     known = [pair or {} for pair in pairs] + multi[["question", "answer"]].to_dict("records")
     tokens = [{name: text_tokens(judge, [q[name]]) if name in q else half_pair for name in ("question", "answer")}
               for q in known]
-    passages = p["answer_k"] * text_tokens(model, [render("rag_passage", index=1, text=c.text) + "\n\n"
+    passages = p.answer_k * text_tokens(model, [render("rag_passage", index=1, text=c.text) + "\n\n"
                                                    for c in chunks])
-    answer, source = reply_tokens(EXPERIMENT, "answer", model, p["max_answer_tokens"])
-    rows.append(estimated(notebook, "answer", model, [template_prompt_tokens(
+    (answer_request,) = ANSWER.requests(p)
+    answer, source = reply_tokens(EXPERIMENT, ANSWER.name, model, answer_request.max_tokens)
+    rows.append(estimated(notebook, ANSWER.name, model, [template_prompt_tokens(
         model, "rag_answer", {"passages": passages, "question": t["question"]}) for t in tokens], answer, source))
-    for stage, template in JUDGES:
+    for stage in JUDGES:
         slots = [{"question": t["question"], "answer": answer} | (
-            {"gold_answer": t["answer"]} if template == "judge_correct" else
-            {"passages": passages} if template == "judge_faithfulness" else {}) for t in tokens]
-        verdict, said = reply_tokens(EXPERIMENT, stage, judge, JUDGE_MAX_TOKENS)
-        rows.append(estimated(notebook, stage, judge, [template_prompt_tokens(judge, template, s) for s in slots]
-                              * samples, verdict, said, request=judge_requests()[0]))
-    if p["claim_metrics"]:
-        rows += planned_claims(notebook, judge, tokens, answer, passages / p["answer_k"], p["answer_k"])
+            {"gold_answer": t["answer"]} if stage is CORRECT else {"passages": passages} if stage is FAITHFUL
+            else {}) for t in tokens]
+        requests = stage.requests(p)
+        verdict, said = reply_tokens(EXPERIMENT, stage.name, judge, requests[0].max_tokens)
+        rows.append(estimated(notebook, stage.name, judge,
+                              [template_prompt_tokens(judge, stage.template, s) for s in slots] * len(requests),
+                              verdict, said, request=requests[0]))
+    if p.claim_metrics:
+        rows += planned_claims(notebook, judge, tokens, answer, passages / p.answer_k, p.answer_k)
     kinds = ("answer_correct", "rag_relevance", "rag_faithfulness") + (
-        ("claim_support",) if p["claim_metrics"] else ())
-    rows += [planned_card(notebook, EXPERIMENT, judge, kind, p["card_texts"]) for kind in kinds]
+        ("claim_support",) if p.claim_metrics else ())
+    rows += [planned_card(notebook, EXPERIMENT, judge, kind, p.card_texts) for kind in kinds]
     # the corpus indexed, every question searched with
-    rows.insert(0, planned_embeddings(notebook, p["embedder"], [c.text for c in chunks] + list(multi["question"]),
-                                      unknown=p["n_single"]))
+    rows.insert(0, planned_embeddings(notebook, p.embedder, [c.text for c in chunks] + list(multi["question"]),
+                                      unknown=p.n_single))
     return rows
 
 
@@ -66,16 +64,16 @@ def planned_claims(notebook: str, judge: str, tokens: list[dict], answer: float,
     one check per claim of either text against the other text and each of the k chunks the answer read, at the
     claims a text earlier runs extracted (else the declared prior: how many there are is the extraction's to say)."""
     extract = claims_request("x" * int(4 * answer))  # an answer of the measured size, as the run asks for it
-    said = reply_tokens(EXPERIMENT, "claims", judge, extract.max_tokens)
+    said = reply_tokens(EXPERIMENT, EXTRACT_STAGE, judge, extract.max_tokens)
     extraction = [template_prompt_tokens(judge, "claim_extraction", {"question": t["question"], "sentences": text},
                                          n="2") for t in tokens for text in (answer, t["answer"])]
-    per_text, source = fan_out(EXPERIMENT, "claims per text", CHECK_STAGE, "claims", judge, 1 + k)
+    per_text, source = fan_out(EXPERIMENT, "claims per text", CHECK_STAGE, EXTRACT_STAGE, judge, 1 + k)
     claim = said[0] / max(per_text, 1.0)
     checks = [template_prompt_tokens(judge, "claim_check", {"question": t["question"], "premise": premise,
                                                            "claim": claim})
               for t in tokens for premise in (answer, t["answer"], *[chunk] * (2 * k))]
     checks = [checks[i % len(checks)] for i in range(round(len(checks) * per_text))]  # per_text checks a premise
-    return [estimated(notebook, "claims", judge, extraction, *said, request=extract),
+    return [estimated(notebook, EXTRACT_STAGE, judge, extraction, *said, request=extract),
             named(estimated(notebook, CHECK_STAGE, judge, checks, 1, "one token"),
                   f"{CHECK_STAGE}, {per_text:.1f} {source}")]
 

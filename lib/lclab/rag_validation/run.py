@@ -25,7 +25,6 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from ..models import Request, complete
 from ..models.embeddings import get_embedder
 from ..models.judge_choice import choose_judge
 from ..prompts import render
@@ -46,6 +45,7 @@ from ..scoring.score import LAYOUT
 from ..text.corpus import Document, Corpus, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
 from .parameters import Parameters
+from .stages import ANSWER, CORRECT, FAITHFUL, RELEVANT
 
 # Each judged column of an item, and the kind of shipped labelled texts its judge's card reads.
 KINDS = {"judge_correct": "answer_correct", "relevant": "rag_relevance", "faithful": "rag_faithfulness"}
@@ -135,10 +135,11 @@ def prepare(questions: pd.DataFrame) -> list[Sample]:
 def judge_answer(judge_model: str, question: str, response: str, gold: str, passages: str, samples: int) -> dict:
     """The three judges' verdicts on one answer as row columns; any verdict that could not be read is the
     row's error."""
-    verdicts = {**judge_correct(judge_model, question, response, gold, samples).columns("judge_correct",
-                                                                                         error="judge_error"),
-                **judge_relevance(judge_model, question, response, samples).columns("relevant"),
-                **judge_faithfulness(judge_model, question, response, passages, samples).columns("faithful")}
+    verdicts = {**judge_correct(judge_model, question, response, gold, samples, stage=CORRECT.name).columns(
+                    "judge_correct", error="judge_error"),
+                **judge_relevance(judge_model, question, response, samples, stage=RELEVANT.name).columns("relevant"),
+                **judge_faithfulness(judge_model, question, response, passages, samples,
+                                     stage=FAITHFUL.name).columns("faithful")}
     errors = [f"{k}: {v}" for k, v in verdicts.items() if k.endswith("_error") and v]
     return {**verdicts, "error": "; ".join(errors) or None}
 
@@ -176,9 +177,8 @@ def run_rag_validation(p: Parameters) -> Result:
         def answer(s: Sample, row: dict) -> dict:
             q = s.source
             hits = index.search(q.question, p.max_k)
-            reply = complete(p.model, render("rag_answer", passages=format_passages(hits[:p.answer_k]),
-                                             question=q.question), stage="answer",
-                             request=Request(max_tokens=p.max_answer_tokens))
+            reply = ANSWER.send(p, render("rag_answer", passages=format_passages(hits[:p.answer_k]),
+                                          question=q.question))
             return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
                     "passages": format_passages(hits[:p.answer_k]), **answer_columns(reply)}
 

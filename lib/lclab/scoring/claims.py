@@ -41,7 +41,8 @@ CLAIMS_PER_CHAR = 0.6
 CLAIMS_CEILING = 2048
 CLAIMS_SCHEMA = {"type": "object", "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
                  "required": ["claims"]}
-CHECK_STAGE = "claim check"  # the gateway stage of the one-token checks (extraction is "claims")
+# The gateway stages of the claims' extraction and of their one-token checks (the run's and the plan's rows).
+EXTRACT_STAGE, CHECK_STAGE = "claims", "claim check"
 ENTAILED_AT = 0.5  # p(supported) at or above this is an entailment
 
 # RAGChecker's groups, in its order
@@ -77,7 +78,7 @@ def extract_claims(model: str, question: str, text: str, cache_tag: str | None =
     prompt = extraction_prompt(question, text)
     if prompt is None:
         return []
-    reply = complete(model, prompt, stage="claims", request=claims_request(text, cache_tag))
+    reply = complete(model, prompt, stage=EXTRACT_STAGE, request=claims_request(text, cache_tag))
     return [c.strip() for c in reply.json["claims"] if isinstance(c, str) and c.strip()]
 
 

@@ -84,6 +84,21 @@ def correctness_judge(reads: str = "answer", name: str = "judge") -> Stage:
                  known=lambda s: {"question": s.source.question, "gold_answer": s.target})
 
 
+def relevance_judge(reads: str = "answer", name: str = "judge_relevance") -> Stage:
+    """The relevance judge as a declared stage: does the reply of stage `reads` address the question
+    (`sample.input`)? The run calls `judge_relevance(..., stage=name)`."""
+    return Stage(name, role="judge", request=lambda p: judge_requests(p.self_consistency), reads=reads,
+                 template="judge_relevance", slots=("answer",), known=lambda s: {"question": s.input})
+
+
+def faithfulness_judge(reads: str = "answer", name: str = "judge_faithfulness") -> Stage:
+    """The faithfulness judge as a declared stage: is the reply of stage `reads` supported by the passages that
+    reply read? The passages are what retrieval found (known at run time only, like a RAG answer's prompt): a
+    plan prices them at their declared size."""
+    return Stage(name, role="judge", request=lambda p: judge_requests(p.self_consistency), reads=reads,
+                 template="judge_faithfulness", slots=("answer",), known=lambda s: {"question": s.input})
+
+
 def judge_correct(judge_model: str, question: str, answer: str, gold_answer: str, samples: int = 0,
                   stage: str = "judge") -> Score:
     """The seed's judge; as columns: `score.columns("judge_correct", error="judge_error")`."""
