@@ -267,6 +267,9 @@ def test_a_phrase_meets_its_forms_read_with_their_neighbours(answer, phrase):
     ("Złoże węgla leży głęboko.", "złożyć"),  # a deposit, not to submit
     ("Maja złożyła wniosek.", "maj"),  # the name is not May
     ("Wnioski przyjmujemy do 31 maja.", "Maja"),  # May's genitive is not the name
+    ("Prawa ręka boli.", "prawo"),  # an adjective before its noun is that adjective
+    ("Rodzice mamy mieszkają w Gdańsku.", "mieć"),  # mum's parents: a genitive with no object after it
+    ("Lut kupiono w sklepie.", "luty"),  # solder is not February
 ])
 def test_neighbours_do_not_merge_words_that_differ(answer, phrase):
     assert not occurs(phrase, normalize(answer)), (normalize(answer), normalize(phrase))
@@ -295,6 +298,33 @@ HOMOGRAPHS = [
     ("Złóż wniosek w urzędzie.", "złożyć wniosek", "złoże"),
     ("Umowa stanowi podstawę wpisu.", "stanowić podstawę", "stan"),
     ("Przy kasie chorych stała kolejka.", "kasa chorych", "kasać"),
+    # #67 §5, one class per group, the probes and the maintainer's own beside them:
+    # an adjectival noun that another noun also reads keeps its reading (the month, not solder's plural)
+    ("Termin mija 28 lutego.", "luty", "lut"),
+    ("Wniosek złożono w lutym.", "luty", "lut"),
+    ("Umowę zawarto w lutym 2024 roku.", "luty 2024", "lut"),
+    # an abbreviation after a verb is the noun it stands for, the verb's object
+    ("Jak stanowi art. 5 ustawy, wniosek składa się na piśmie.", "stanowić", "stan"),
+    ("Zgodnie z tym, co stanowi ust. 2, opłata wynosi 20 zł.", "stanowić", "stan"),
+    # a noun/verb homograph after its subject (a nominative noun, a relative pronoun) is the verb
+    ("Osoba, która mieszka za granicą, składa wniosek.", "mieszkać", "mieszek"),
+    ("Wnioskodawca mieszka w Krakowie.", "mieszkać", "mieszek"),
+    ("Fundacja, która działa w Polsce, otrzymuje dotację.", "działać", "działo"),
+    ("Urząd działa od poniedziałku do piątku.", "działać", "działo"),
+    ("Mieszkańcy stali w kolejce do urzędu.", "stać w kolejce", "stały"),
+    ("Kobiety stały w kolejce po zasiłek.", "stać w kolejce", "stały"),
+    # a genitive after a verb-or-noun homograph's noun, followed by an object, is the verb with its object
+    ("Rodzice mamy prawo do zasiłku.", "mieć prawo", "mama"),
+    # a genitive noun after a noun completes it; it is no adjective agreeing with that noun
+    ("Grozi za to utrata prawa jazdy.", "prawo jazdy", "prawy"),
+    ("Nastąpiła utrata prawa do zasiłku.", "prawo do zasiłku", "prawy"),
+    ("Dołączono dwie kopie umowy.", "kopia umowy", "umowy"),
+    ("Sąd orzekł zakaz prowadzenia pojazdów.", "zakaz prowadzenia", "prowadzenie zakaz"),
+    # ...and what those rules must not take: a noun after a preposition is no subject, a sentence's full stop
+    # ends what its last word is read with
+    ("Ile zapłaci za wywóz śmieci rodzina?", "wywóz śmieci", "śmiecić"),
+    ("Opieka trwa od 10. tygodnia ciąży. Wniosek składa się w urzędzie.", "tydzień ciąży", "ciążyć"),
+    ("Rodzice, którzy mają troje dzieci, dostają kartę.", "mieć troje dzieci", "maja"),
 ]
 
 

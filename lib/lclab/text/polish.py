@@ -144,6 +144,17 @@ def readings(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
     return _analyse(form)
 
 
+def current_readings(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """The readings `lemma` chooses among: archaic, rare and dialectal ones only where the form has no other."""
+    return _current_readings(form)
+
+
+def noun_tags(form: str) -> list[str]:
+    """The tags of the form's noun readings that `lemma` weighs (an adjective used as a noun, where its adjective
+    reads the form alone, is that adjective)."""
+    return [tag for _, tag, _ in _without_adjectival_nouns(_current_readings(form)) if tag.startswith("subst:")]
+
+
 def tag_rank(tag: str) -> int:
     """The rank of a Morfeusz tag's part of speech in choosing a lemma (lower wins; see _RANK)."""
     return _rank(tag)
@@ -241,12 +252,15 @@ def _lemma(word: str, prefer: str | None = None) -> str:
 def _without_adjectival_nouns(readings: list) -> list:
     """Without the readings of an adjective used as a noun ("czysta": its every form is one of czysty's) where the
     adjective reads the form too ("czystych powietrzu", "środków trwałym": czysty, trwały, agreeing or not). A
-    noun declined otherwise ("prawo": no adjective has "praw") keeps its reading."""
+    noun declined otherwise ("prawo": no adjective has "praw") keeps its reading, and so does an adjectival noun
+    when another noun reads the form too: dropping it would hand the form to that other noun ("luty" is February,
+    not the plural of lut, solder), so the two nouns are weighed as any two nouns are."""
     adjectives = [lem for lem, tag, _ in readings if tag.startswith("adj:")]
     if not adjectives:
         return readings
     forms = frozenset().union(*(_paradigm(a, _RANK["adj"]) for a in adjectives))
-    return [r for r in readings if not (r[1].startswith("subst:") and _paradigm(r[0], _RANK["subst"]) <= forms)]
+    kept = [r for r in readings if not (r[1].startswith("subst:") and _paradigm(r[0], _RANK["subst"]) <= forms)]
+    return readings if any(r[1].startswith("subst:") for r in kept) else kept
 
 
 _groups: dict[tuple[str, int], str] = {}  # (lemma id, rank) -> the name of its group

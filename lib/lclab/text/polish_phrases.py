@@ -15,8 +15,11 @@ neighbours choose among Morfeusz's readings (never a list of words):
   sentence says so: before an infinitive ("może złożyć": móc); or, unless it is a conjunction or particle ("lub"
   stays "or") or a noun that what follows completes (a genitive: "kopię umowy", "kasa chorych"; an agreeing
   adjective: "ogniwa fotowoltaiczne", "dzień roboczy"), before an object ("mają prawo", "złóż wniosek",
-  "stanowi podstawę"), before a number ("mamy 30 dni") or after a subject it agrees with ("ustawa stanowi,
-  że ...");
+  "stanowi podstawę", "stanowi art. 5"), before a number ("mamy 30 dni") or after a subject it agrees with
+  ("ustawa stanowi, że ...", "która mieszka", "mieszkańcy stali w kolejce"; after a noun, a finite verb only
+  where corpus frequencies say the form usually is that verb: "urząd działa", but "wywóz śmieci");
+- **a genitive completes the noun before it**: an adjective reading that agrees only with the noun before it
+  yields to a genitive noun ("utrata prawa jazdy": prawo, not prawy);
 - **abbreviations** of legal and administrative texts are read as the words they stand for, so either spelling
   matches the other: art. (artykuł), ust. (ustęp), pkt (punkt), poz. (pozycja), zł (złoty), Dz.U. (dziennik
   ustaw);
@@ -29,21 +32,34 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .polish import lemma, readings, tag_rank
+from .polish import current_readings, lemma, noun_tags, readings, tag_rank
+from .simplemma_pl import usual_lemma
 
 ABBREVIATIONS = {"art": "artykuł", "ust": "ustęp", "pkt": "punkt", "poz": "pozycja", "zł": "złoty"}
 _TWO_WORD_ABBREVIATIONS = {("dz", "u"): ["dziennik", "ustawa"]}
 _VERB = {"fin", "impt", "praet", "inf", "bedzie", "imps", "winien"}
 _ADJECTIVE = {"adj", "ppas", "pact"}
 _NOMINAL = {"subst", "depr", "adj", "num", "ppron12", "ppron3", "ger"}
+# Relative pronouns: in the nominative they are the subject of the verb after them ("która mieszka").
+_RELATIVE = {"który", "jaki", "kto", "co"}
 _WORD = re.compile(r"[^\W_]+")
-_CLAUSE = re.compile(r"[,;:!?()\[\]\"„”«»–—]")
+# A clause ends at a comma or any stronger stop, and at a full stop that ends a sentence (a capital after it; an
+# abbreviation's dot is followed by what it abbreviates the context of: "art. 5", "ust. 2").
+_CLAUSE = re.compile(r"[,;:!?()\[\]\"„”«»–—]|\.\s+(?=[A-ZĄĆĘŁŃÓŚŹŻ])")
 
 
 @lru_cache(maxsize=200_000)
 def _tags(word: str) -> tuple[str, ...]:
-    """Morfeusz's tags of a word: asked once per word, though each word is its neighbours' neighbour too."""
-    return tuple(tag for _, tag, _ in readings(word))
+    """Morfeusz's tags of a word: asked once per word, though each word is its neighbours' neighbour too. An
+    abbreviation has the tags of the word it stands for ("stanowi art. 5": art. is a noun, the object)."""
+    return tuple(tag for _, tag, _ in readings(ABBREVIATIONS.get(word, word)))
+
+
+@lru_cache(maxsize=200_000)
+def _current_tags(word: str) -> tuple[str, ...]:
+    """The tags of the readings a word alone is read from (not the archaic "umowy", an adjective, where the noun
+    reads the form)."""
+    return tuple(tag for _, tag, _ in current_readings(ABBREVIATIONS.get(word, word)))
 
 
 def _features(tag: str) -> tuple[set[str], set[str], set[str]] | None:
@@ -59,24 +75,24 @@ def _agree(a: str, b: str) -> bool:
     return fa is not None and fb is not None and all(x & y for x, y in zip(fa, fb))
 
 
-def _adjective_agreeing(tokens: list[str], i: int) -> bool:
-    """Whether word i can be an adjective agreeing with a noun beside it (or one further, across an adjective
-    that agrees too)."""
-    own = [t for t in _tags(tokens[i]) if t.split(":")[0] in _ADJECTIVE]
-    if not own:
-        return False
-    for step in (-1, 1):
+def _agreeing_sides(tokens: list[str], i: int) -> set[int]:
+    """The sides (-1 before, 1 after) on which word i, read as an adjective, agrees with a noun beside it (or one
+    further, across an adjective that agrees too)."""
+    own = [t for t in _current_tags(tokens[i]) if t.split(":")[0] in _ADJECTIVE]
+    sides = set()
+    for step in (-1, 1) if own else ():
         for distance in (1, 2):
             j = i + step * distance
             if not 0 <= j < len(tokens):
                 break
             nouns = [t for t in _tags(tokens[j]) if t.startswith(("subst:", "depr:"))]
             if any(_agree(a, n) for a in own for n in nouns):
-                return True
+                sides.add(step)
+                break
             between = [t for t in _tags(tokens[j]) if t.split(":")[0] in _ADJECTIVE]
             if not any(_agree(a, b) for a in own for b in between):
                 break  # only an agreeing adjective lets agreement reach one word further
-    return False
+    return sides
 
 
 def _cases(tag: str) -> set[str]:
@@ -90,18 +106,53 @@ def _noun_evidence(tags: tuple[str, ...], following: tuple[str, ...]) -> bool:
     nouns = [t for t in tags if t.startswith(("subst:", "depr:"))]
     if not nouns:
         return False
-    genitive = any(t.split(":")[0] in _NOMINAL and "gen" in _cases(t) for t in following)
+    # a word that can be a preposition is one ("od" is no genitive of "oda")
+    genitive = not any(tag_rank(t) == 1 for t in following) and any(
+        t.split(":")[0] in _NOMINAL and "gen" in _cases(t) for t in following)
     agreeing = any(_agree(n, a) for n in nouns for a in following if a.split(":")[0] in _ADJECTIVE)
     return genitive or agreeing
+
+
+def _subject_before(tokens: list[str], i: int, verbs: list[str]) -> bool:
+    """Whether the word before i is a subject one of i's verb readings agrees with: a relative pronoun in the
+    nominative ("która mieszka"); a nominative noun of the same number and gender before a past tense
+    ("mieszkańcy stali"); or one of the same number before a finite verb of the third person where the verb is
+    what the form usually is (simplemma's corpus frequencies: "urząd działa", but "wywóz śmieci", "tydzień
+    ciąży": a genitive completing the noun). A noun after a preposition is its object, no subject."""
+    if i == 0 or (i > 1 and any(t.startswith("prep:") for t in _tags(tokens[i - 2]))):
+        return False
+    before = tokens[i - 1]
+    relative = lemma(before) in _RELATIVE
+    subjects = [t for t in _tags(before) if "nom" in _cases(t) and (
+        t.startswith(("subst:", "depr:")) or relative and t.startswith("adj:"))]
+    usual = _usually_verb(tokens[i])
+    for verb in verbs:
+        parts = verb.split(":")
+        for subject in subjects:
+            s_parts = subject.split(":")
+            same_number = parts[1] in s_parts[1].split(".")
+            if parts[0] == "fin" and parts[2] == "ter" and same_number and (relative or usual):
+                return True
+            if parts[0] == "praet" and same_number and set(parts[2].split(".")) & set(s_parts[3].split(".")):
+                return True
+    return False
+
+
+def _usually_verb(word: str) -> bool:
+    """Whether simplemma's corpus frequencies read the form as one of its verb readings."""
+    verbs = {lem.split(":")[0].lower() for lem, tag, _ in readings(word) if tag.split(":")[0] in _VERB}
+    return usual_lemma(word) in verbs
 
 
 def _verb_evidence(tokens: list[str], i: int) -> bool:
     """Whether word i, which can be a verb, is read as one: the neighbours must say so, a following word alone
     does not. A verb reading needs an infinitive after it (a modal: "może złożyć"); or, where the word is no
     conjunction or particle ("lub", "może" stay what they usually are) and no noun that what follows completes
-    (a genitive, an agreeing adjective: `_noun_evidence`), an object after it ("mają prawo", "złóż wniosek",
-    "stanowi podstawę"), a number after it ("mamy 30 dni"), or a subject before it, a nominative noun agreeing in
-    number with a finite verb of the third person ("ustawa stanowi, że ...")."""
+    (a genitive, an agreeing adjective: `_noun_evidence`), a subject before it it agrees with ("ustawa stanowi,
+    że ...", "urząd działa", "która mieszka"), or, unless it can be the genitive complement of a noun before it
+    ("Dzienniku Ustaw"), an object after it ("mają prawo", "złóż wniosek", "stanowi podstawę", "stanowi art. 5")
+    or a number ("mamy 30 dni"). A genitive after a noun followed by an accusative is the verb with its object
+    ("rodzice mamy prawo")."""
     tags = _tags(tokens[i])
     verbs = [t for t in tags if t.split(":")[0] in _VERB]
     if not verbs:
@@ -111,20 +162,33 @@ def _verb_evidence(tokens: list[str], i: int) -> bool:
         return True
     if any(tag_rank(t) == 1 for t in tags) or _noun_evidence(tags, following):
         return False
-    # A genitive noun right after a noun is that noun's complement ("Dzienniku Ustaw"), not a verb.
-    before = _tags(tokens[i - 1]) if i > 0 else ()
-    if any(t.startswith("subst:") for t in before) and any(t.startswith("subst:") and "gen" in _cases(t)
-                                                           for t in tags):
-        return False
-    if any(t.split(":")[0] in _NOMINAL or t.startswith(("dig", "num")) for t in following) or tokens[i + 1:i + 2] \
-            and tokens[i + 1].isdigit():
+    if _subject_before(tokens, i, verbs):
         return True
-    numbers = {t.split(":")[1] for t in verbs if t.startswith("fin:") and t.split(":")[2] == "ter"}
-    return any(t.startswith("subst:") and "nom" in _cases(t) and t.split(":")[1] in numbers for t in before)
+    before = _tags(tokens[i - 1]) if i > 0 else ()
+    complement = any(t.startswith("subst:") for t in before) and any(
+        t.startswith("subst:") and "gen" in _cases(t) for t in tags)
+    if complement and not any(t.split(":")[0] in _NOMINAL and "acc" in _cases(t) for t in following):
+        return False  # a genitive right after a noun is that noun's complement, unless an object follows
+    return any(t.split(":")[0] in _NOMINAL or t.startswith(("dig", "num")) for t in following) or bool(
+        tokens[i + 1:i + 2] and tokens[i + 1].isdigit())
+
+
+def _genitive_after_noun(tokens: list[str], i: int) -> bool:
+    """Whether word i can be a genitive noun completing the noun before it ("utrata prawa jazdy": law's, not the
+    adjective "prawy" agreeing with utrata)."""
+    return i > 0 and any(t.startswith(("subst:", "depr:")) for t in _tags(tokens[i - 1])) and any(
+        "gen" in _cases(t) for t in noun_tags(tokens[i]))
 
 
 def _preference(tokens: list[str], i: int) -> str | None:
-    if _adjective_agreeing(tokens, i):
+    """The kind of reading word i's neighbours ask for. An adjective agreeing with a noun after it ("prawa
+    ręka") is one; agreeing only with the noun before it, it yields to a genitive complement of that noun
+    ("utrata prawa") and to a verb that noun is the subject of ("mieszkańcy stali w kolejce")."""
+    sides = _agreeing_sides(tokens, i)
+    verbs = [t for t in _tags(tokens[i]) if t.split(":")[0] in _VERB]
+    if sides == {-1} and (_genitive_after_noun(tokens, i) or _subject_before(tokens, i, verbs)):
+        sides = set()
+    if sides:
         return "adj"
     if _verb_evidence(tokens, i):
         return "verb"
