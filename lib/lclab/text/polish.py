@@ -10,22 +10,18 @@ form is chosen on both sides, and a phrase matches every inflected form of itsel
 noun, a verb before its object), `lemma` takes the kind of reading they ask for (`prefer`).
 
 Morfeusz 2 with the SGJP dictionary (both in the `morfeusz2` wheel) lists the readings of a form; archaic ones
-are dropped when others exist, and so is an adjective used as a noun where the adjective reads the form too; a
-pronoun is kept first, then a comparative or superlative adjective ("lepsza" is dobry, like "lepszy", not the
-noun "lepsza"), then the best part of speech. The lemma is then
-chosen by the word, never by the form: lemmas of one part of speech whose forms
-all belong to another's (the plural-only "prace" in "praca"; "ojcowie" in
-"ojciec"; "odsetki" in "odsetka" and "odsetek") are one word, and every form of
-every lemma in such a group gets the group's one name: the lemma with
-unqualified readings, then the one simplemma's Polish lemma table (built from
-corpus frequencies) names for most of the group's forms ("ma" is "mieć", not the
-rare "maić"), then the largest paradigm, then the first in alphabetical order.
-So all the forms of one word agree, whichever form an answer uses. Words that
-merely share a few forms stay apart ("prawo" is law, not "prawy"; "życie" life,
-not rye; "latem" is "lato"): a shared form is read as the word whose paradigm it
-fills more cells of (then simplemma's choice, then its headword), and a few shared
-forms are fixed by usage ("lat" after a number is years, "maja" is May's). Forms Morfeusz does not know get
-simplemma's lemma, or stay as they are.
+are dropped when others exist, and so is an adjective used as a noun where the adjective alone reads the form
+too; a pronoun is kept first, then a comparative or superlative adjective ("lepsza" is dobry, like "lepszy", not
+the noun "lepsza"), then the best part of speech. The lemma is then chosen by the word, never by the form:
+lemmas of one part of speech whose forms all belong to another's (the plural-only "prace" in "praca"; "ojcowie"
+in "ojciec"; "odsetki" in "odsetka" and "odsetek") are one word, and every form of every lemma in such a group
+gets the group's one name: the lemma with unqualified readings, then the one simplemma's Polish lemma table
+(built from corpus frequencies) names for most of the group's forms ("ma" is "mieć", not the rare "maić"), then
+the largest paradigm, then the first in alphabetical order. So all the forms of one word agree, whichever form
+an answer uses. Words that merely share a few forms stay apart ("prawo" is law, not "prawy"; "życie" life, not
+rye; "latem" is "lato"): a shared form is read as the word whose paradigm it fills more cells of (then
+simplemma's choice, then its headword), and a few shared forms are fixed by usage ("lat" after a number is
+years, "maja" is May's). Forms Morfeusz does not know get simplemma's lemma, or stay as they are.
 """
 
 from __future__ import annotations
@@ -75,20 +71,13 @@ def _analyser():
 
 
 def _pronoun_lemma(tags: list[str]) -> str:
-    """SGJP files every third-person pronoun under "on"; name the gender when the form has one.
-
-    "jej" and "ją" are feminine singular only, so they become "ona", as a
-    reader would lemmatize them; forms shared by several genders stay "on".
-    """
+    """SGJP files every third-person pronoun under "on"; name the gender when the form has one ("jej", "ją":
+    feminine singular only, "ona", as a reader lemmatizes them); forms shared by several genders stay "on"."""
     numbers = {t.split(":")[1] for t in tags}
     genders = {g for t in tags for g in t.split(":")[3].split(".")}
-    if numbers == {"sg"} and genders == {"f"}:
-        return "ona"
-    if numbers == {"sg"} and genders == {"n"}:
-        return "ono"
     if numbers == {"pl"}:
         return "oni"
-    return "on"
+    return {"f": "ona", "n": "ono"}.get(next(iter(genders)), "on") if numbers == {"sg"} and len(genders) == 1 else "on"
 
 
 def _rank(tag: str) -> int:
@@ -139,14 +128,10 @@ def _current_readings(word: str) -> list[tuple[str, str, tuple[str, ...]]]:
     return [r for r in readings if not set(r[2]) & _MARGINAL] or readings
 
 
-def readings(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
-    """Morfeusz's readings of a lower-case form: (lemma id, tag, SGJP qualifiers), first segment only."""
-    return _analyse(form)
-
-
-def current_readings(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
-    """The readings `lemma` chooses among: archaic, rare and dialectal ones only where the form has no other."""
-    return _current_readings(form)
+def readings(form: str, current: bool = False) -> list[tuple[str, str, tuple[str, ...]]]:
+    """Morfeusz's readings of a lower-case form: (lemma id, tag, SGJP qualifiers), first segment only; `current`:
+    those `lemma` chooses among (archaic, rare and dialectal ones only where the form has no other)."""
+    return _current_readings(form) if current else _analyse(form)
 
 
 def noun_tags(form: str) -> list[str]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .polish import current_readings, lemma, noun_tags, readings, tag_rank
+from .polish import lemma, noun_tags, readings, tag_rank
 from .simplemma_pl import usual_lemma
 
 ABBREVIATIONS = {"art": "artykuł", "ust": "ustęp", "pkt": "punkt", "poz": "pozycja", "zł": "złoty"}
@@ -59,7 +59,7 @@ def _tags(word: str) -> tuple[str, ...]:
 def _current_tags(word: str) -> tuple[str, ...]:
     """The tags of the readings a word alone is read from (not the archaic "umowy", an adjective, where the noun
     reads the form)."""
-    return tuple(tag for _, tag, _ in current_readings(ABBREVIATIONS.get(word, word)))
+    return tuple(tag for _, tag, _ in readings(ABBREVIATIONS.get(word, word), current=True))
 
 
 def _features(tag: str) -> tuple[set[str], set[str], set[str]] | None:
