@@ -325,6 +325,12 @@ HOMOGRAPHS = [
     ("Ile zapłaci za wywóz śmieci rodzina?", "wywóz śmieci", "śmiecić"),
     ("Opieka trwa od 10. tygodnia ciąży. Wniosek składa się w urzędzie.", "tydzień ciąży", "ciążyć"),
     ("Rodzice, którzy mają troje dzieci, dostają kartę.", "mieć troje dzieci", "maja"),
+    # a noun's whole paradigm under one lemma: a field's jargon sharing its forms (karo, of card games) loses
+    ("Umowa przewiduje karę umowną.", "kara umowna", "karo"),
+    ("O karze umownej mówi umowa.", "kara umowna", "karo"),
+    ("Strony ustaliły zasady naliczania odsetek i kar.", "odsetki", "karo"),
+    ("Zapłacono karami umownymi.", "kara umowna", "karo"),
+    ("Podano pierogi ruskie.", "pieróg ruski", "pierog"),  # ...but not between two spellings of one word
 ]
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 
@@ -98,19 +99,13 @@ _PREFERRED = {"adj": (("adj",), ("ppas", "pact")), "verb": (("fin", "impt", "pra
 @lru_cache(maxsize=200_000)
 def lemma(word: str, prefer: str | None = None) -> str:
     """The lemma of one lower-case word (a form Morfeusz does not know comes back as simplemma has it); `prefer`
-    ("adj", "verb") reads it as that kind of word where it can be one.
-
-    The lemma of an abbreviation may be a phrase ("np" -> "na przykład").
-    """
+    ("adj", "verb") reads it as that kind of word where it can be one. An abbreviation's may be a phrase ("np")."""
     return _lemma(word, prefer).replace("_", " ")
 
 
 def _analyse(form: str) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(lemma id, tag, qualifiers) of each reading of the form's first segment.
-
-    A word may split into segments ("zrobiłem" = "zrobił" + "em"); the first
-    carries the lexical meaning, clitics after it are dropped.
-    """
+    """(lemma id, tag, qualifiers) of each reading of the form's first segment: a word may split into segments
+    ("zrobiłem" = "zrobił" + "em"); the first carries the lexical meaning, clitics after it are dropped."""
     with _morfeusz_lock:
         readings = _analyser().analyse(form)
     return [(r[2][1], r[2][2], _qualifiers(r[2][4])) for r in readings if r[0] == 0 and r[2][2] != "ign"]
@@ -122,15 +117,14 @@ def _qualifiers(raw: list[str]) -> tuple[str, ...]:
 
 
 def _current_readings(word: str) -> list[tuple[str, str, tuple[str, ...]]]:
-    # Readings SGJP marks as archaic, rare or dialectal lose to any other ("czwartki"
-    # is Thursdays, not the archaic "czwartka").
+    # Readings SGJP marks as archaic, rare or dialectal lose to any other ("czwartki" is Thursdays, not "czwartka").
     readings = _analyse(word)
     return [r for r in readings if not set(r[2]) & _MARGINAL] or readings
 
 
 def readings(form: str, current: bool = False) -> list[tuple[str, str, tuple[str, ...]]]:
-    """Morfeusz's readings of a lower-case form: (lemma id, tag, SGJP qualifiers), first segment only; `current`:
-    those `lemma` chooses among (archaic, rare and dialectal ones only where the form has no other)."""
+    """Morfeusz's (lemma id, tag, SGJP qualifiers) of a lower-case form's first segment; `current`: those `lemma`
+    chooses among (archaic, rare and dialectal ones only where the form has no other)."""
     return _current_readings(form) if current else _analyse(form)
 
 
@@ -147,9 +141,7 @@ def tag_rank(tag: str) -> int:
 
 def forms_of(lemma_id: str, rank: int) -> set[str]:
     """Every lower-case form Morfeusz generates for a lemma id, among readings of that rank."""
-    with _morfeusz_lock:
-        generated = _analyser().generate(lemma_id)
-    return {form.lower() for form, _, tag, _, _ in generated if _rank(tag) == rank}
+    return set(_paradigm(lemma_id, rank))
 
 
 def is_homograph(form: str, rank: int) -> bool:
@@ -183,9 +175,8 @@ def _slots(tag: str) -> int:
 
 
 def _is_degree(tag: str) -> bool:
-    """A comparative or superlative adjective ("lepsza", "najmniejszy"): read as its adjective, whatever noun
-    or verb shares the form ("lepsza" the noun, "gorszy" of gorszyć), so that every degree of an adjective meets
-    its positive ("lepsza" is dobry, as "lepszy" is)."""
+    """A comparative or superlative adjective, read as its adjective whatever noun or verb shares the form
+    ("lepsza" the noun, "gorszy" of gorszyć): every degree meets its positive ("lepsza" is dobry, like "lepszy")."""
     parts = tag.split(":")
     return parts[0] == "adj" and parts[-1] in ("com", "sup")
 
@@ -221,17 +212,27 @@ def _lemma(word: str, prefer: str | None = None) -> str:
     if degree:  # "większy" is a degree of both duży and wielki: one name for all such forms, not the first listed
         return min(_group_name(d, _RANK["adj"]) for d in degree)
     best = min(_rank(tag) for _, tag, _ in readings)
-    # A form shared by words that are not one word (see _group_name) is read as the word whose paradigm it fills
-    # more slots of ("prawa": law's genitive and plural, over the right hand's nominative; "życie": life's three
-    # cases, over rye's locative), then the word simplemma's corpus frequencies name, then the word it is the
-    # headword of, then Morfeusz's first reading.
-    slots: dict[str, int] = {}
-    for lem, tag, _ in readings:
+    # A form shared by words that are not one word (see _group_name) is read as a word SGJP marks no reading of
+    # (a field's jargon, "karo" of card games, loses to "kara"; not between spellings, "pieróg", "pierog"), then
+    # the word whose paradigm it fills more slots of ("prawa": law's genitive and plural, over the right hand's
+    # nominative; "życie": life's three cases, over rye's locative), then the word simplemma's corpus frequencies
+    # name for this form, then for more of its own forms ("karom" is kara's, like "karę"), then its headword.
+    slots: dict[str, list] = {}
+    for lem, tag, qualifiers in readings:
         if _rank(tag) == best:
-            group = _group_name(lem, best)
-            slots[group] = slots.get(group, 0) + _slots(tag)
+            seen = slots.setdefault(_group_name(lem, best), [False, 0, 0])
+            seen[0], seen[1] = seen[0] or not qualifiers, seen[1] + _slots(tag)
+            seen[2] = max(seen[2], _own_votes(lem, best))
     usual = usual_lemma(word)
-    return max(slots, key=lambda g: (slots[g], g == usual, g == word, -list(slots).index(g)))
+    words = len({unicodedata.normalize("NFKD", g).encode("ascii", "ignore") for g in slots})  # not spellings
+    return max(slots, key=lambda g: (slots[g][0] or words == 1, slots[g][1], g == usual, slots[g][2], g == word,
+                                     -list(slots).index(g)))
+
+
+@lru_cache(maxsize=20_000)
+def _own_votes(lemma_id: str, rank: int) -> int:
+    """How many of the lemma's forms simplemma's table gives its group's name (a frequency of the word)."""
+    return sum(usual_lemma(f) == _group_name(lemma_id, rank) for f in _paradigm(lemma_id, rank))
 
 
 def _without_adjectival_nouns(readings: list) -> list:
