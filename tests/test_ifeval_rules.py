@@ -271,6 +271,14 @@ def test_a_phrase_meets_its_forms_read_with_their_neighbours(answer, phrase):
     ("Rodzice mamy mieszkają w Gdańsku.", "mieć"),  # mum's parents: a genitive with no object after it
     ("Lut kupiono w sklepie.", "luty"),  # solder is not February
 ])
+
+
+@pytest.mark.parametrize("phrase, expected", [  # an adjective after its noun stays one (the genitive rule's bounds)
+    ("osoba prawna", "osoba prawny"), ("pomocy prawnej", "pomoc prawny"), ("sprawa karna", "sprawa karny"),
+    ("straż miejska", "straż miejski"), ("osoby starsze", "osoba stary"), ("pieróg ruski", "pieróg ruski"),
+])
+def test_an_adjective_after_its_noun_is_read_as_the_adjective(phrase, expected):
+    assert normalize(phrase) == expected
 def test_neighbours_do_not_merge_words_that_differ(answer, phrase):
     assert not occurs(phrase, normalize(answer)), (normalize(answer), normalize(phrase))
 

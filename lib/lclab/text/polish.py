@@ -129,9 +129,8 @@ def readings(form: str, current: bool = False) -> list[tuple[str, str, tuple[str
 
 
 def noun_tags(form: str) -> list[str]:
-    """The tags of the form's noun readings that `lemma` weighs (an adjective used as a noun, where its adjective
-    reads the form alone, is that adjective)."""
-    return [tag for _, tag, _ in _without_adjectival_nouns(_current_readings(form)) if tag.startswith("subst:")]
+    """The tags of the form's readings as a noun declined as a noun (not an adjective used as one, "ruska")."""
+    return [tag for _, tag, _ in _without_adjectival_nouns(_current_readings(form), True) if tag.startswith("subst:")]
 
 
 def tag_rank(tag: str) -> int:
@@ -235,18 +234,18 @@ def _own_votes(lemma_id: str, rank: int) -> int:
     return sum(usual_lemma(f) == _group_name(lemma_id, rank) for f in _paradigm(lemma_id, rank))
 
 
-def _without_adjectival_nouns(readings: list) -> list:
+def _without_adjectival_nouns(readings: list, strict: bool = False) -> list:
     """Without the readings of an adjective used as a noun ("czysta": its every form is one of czysty's) where the
     adjective reads the form too ("czystych powietrzu", "środków trwałym": czysty, trwały, agreeing or not). A
     noun declined otherwise ("prawo": no adjective has "praw") keeps its reading, and so does an adjectival noun
     when another noun reads the form too: dropping it would hand the form to that other noun ("luty" is February,
-    not the plural of lut, solder), so the two nouns are weighed as any two nouns are."""
+    not the plural of lut, solder), so the two nouns are weighed as any two nouns are (unless `strict`)."""
     adjectives = [lem for lem, tag, _ in readings if tag.startswith("adj:")]
     if not adjectives:
         return readings
     forms = frozenset().union(*(_paradigm(a, _RANK["adj"]) for a in adjectives))
     kept = [r for r in readings if not (r[1].startswith("subst:") and _paradigm(r[0], _RANK["subst"]) <= forms)]
-    return readings if any(r[1].startswith("subst:") for r in kept) else kept
+    return readings if not strict and any(r[1].startswith("subst:") for r in kept) else kept
 
 
 _groups: dict[tuple[str, int], str] = {}  # (lemma id, rank) -> the name of its group

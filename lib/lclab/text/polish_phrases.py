@@ -174,9 +174,12 @@ def _verb_evidence(tokens: list[str], i: int) -> bool:
 
 
 def _genitive_after_noun(tokens: list[str], i: int) -> bool:
-    """Whether word i can be a genitive noun completing the noun before it ("utrata prawa jazdy": law's, not the
-    adjective "prawy" agreeing with utrata)."""
-    return i > 0 and any(t.startswith(("subst:", "depr:")) for t in _tags(tokens[i - 1])) and any(
+    """Whether word i can be a genitive noun completing the noun before it, and is not usually the adjective it
+    can also be (simplemma's corpus frequencies): "utrata prawa jazdy" is law's, not the adjective "prawy"
+    agreeing with utrata; "pieróg ruski" keeps its adjective."""
+    adjectives = {lem.split(":")[0].lower() for lem, tag, _ in readings(tokens[i]) if tag.startswith("adj:")}
+    return i > 0 and usual_lemma(tokens[i]) not in adjectives and any(
+        t.startswith(("subst:", "depr:")) for t in _tags(tokens[i - 1])) and any(
         "gen" in _cases(t) for t in noun_tags(tokens[i]))
 
 
