@@ -10,6 +10,7 @@ import pytest
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 from lclab.runs.rescore import rescore, snapshot
 from conftest import SMOKE_CARD_TEXTS
+from lclab.scoring.claims import METRICS as CLAIM_METRICS, claim_metrics_table
 from lclab.scoring.judge_card import card_texts
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
@@ -229,6 +230,16 @@ def test_rag_validation_smoke_run_reports_retrieval_and_answer_quality(outputs):
         assert claims["mean"].isna().all() and claims["judge"].str.endswith("(self-judged)").all()
     else:
         assert claims["mean"].dropna().between(0, 1).all() and claims.loc[claims["metric"] == "recall", "n"].item() > 0
+    # Whatever the card says, every item's metrics were computed (#67 §9: asserted on every run, not only where
+    # the judge happens to be informative): each a share, recall defined wherever the reference has claims.
+    scored = items[items["claims_error"].isna()]
+    assert len(scored) > 0
+    metrics = scored[[f"claims_{name}" for names in CLAIM_METRICS.values() for name in names]].astype(float)
+    assert metrics.shape[1] == 11 and metrics.stack().dropna().between(0, 1).all()
+    assert scored.loc[scored["claims_of_reference"].map(len) > 0, "claims_recall"].notna().all()
+    unread = claim_metrics_table(items, "qa_id", "questions")  # the same table, not gated by the card
+    assert (unread["n"] + unread["undefined"] == len(items)).all() and unread["mean"].dropna().between(0, 1).all()
+    assert unread.loc[unread["metric"] == "recall", "n"].item() > 0
     cards = pd.read_csv(out / "judge_card.csv")
     assert set(cards["kind"]) == {"answer_correct", "rag_relevance", "rag_faithfulness", "claim_support"}
     # the smoke profile's card_texts (3 of each class at least, so one more for some kinds)
