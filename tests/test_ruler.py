@@ -213,13 +213,26 @@ def test_value_kinds_are_an_axis_of_the_tables_and_rulers_average_resamples_hays
     assert list(tables["ruler_by_task"]["task"]) == ["vt", "cwe"]
 
 
-def test_rulers_average_weighs_every_task_alike_whatever_its_haystacks():
-    """The issue's worked case: eleven tasks at 1.0 on many haystacks, both QA tasks at 0 on few. RULER's average
-    is 11/13 = 84.6, below its 85.6 bar; a mean over haystacks would say about 98."""
-    few = {"qa_1_pg": 4, "qa_2_pg": 2}
-    rows = [{"task": t, "cluster": f"{t}-{i}", "context_tokens": n, "score": 0.0 if t in few else 1.0}
+def test_rulers_average_weighs_every_task_alike_whatever_its_haystacks_and_leaves_the_qa_stand_ins_beside_it():
+    """Unequal task sizes: nine tasks at 1.0 on 20 haystacks each, vt and cwe at 0 on 2 and 3. RULER's average is
+    the mean of the tasks' means, 9/11 = 81.8, below its 85.6 bar; a mean over haystacks would say about 97. The
+    QA stand-ins (other data than RULER's SQuAD and HotpotQA) are not in it, whatever they score: the average is
+    named RULER's 11-task one without QA, and they stand in the task table under their own names."""
+    few = {"vt": 2, "cwe": 3, "qa_1_pg": 4, "qa_2_pg": 2}
+    rows = [{"task": t, "cluster": f"{t}-{i}", "context_tokens": n, "score": 0.0 if t in ("vt", "cwe") else 1.0}
             for t in RULER_TASKS for i in range(few.get(t, 20)) for n in (4096, 8192)]
-    avg = ruler_average(pd.DataFrame(rows))["ruler"].set_index("context_tokens")
-    assert avg.loc[4096, "mean_x100"] == pytest.approx(100 * 11 / 13) and avg.loc[4096, "tasks"] == 13
+    tables = ruler_average(pd.DataFrame(rows))
+    avg = tables["ruler"].set_index("context_tokens")
+    assert avg.loc[4096, "mean_x100"] == pytest.approx(100 * 9 / 11) and avg.loc[4096, "tasks"] == 11
+    assert avg.loc[4096, "haystacks"] == 9 * 20 + 2 + 3
+    assert (avg["average"] == "RULER 11-task average (no QA)").all()
     assert not avg["at_or_above_85.6"].any()
     assert avg["effective_length"].isna().all() or "none of the lengths" in avg["note"].iloc[0]
+    assert "qa_1_pg, qa_2_pg (the lab's QA stand-ins) beside it" in avg["note"].iloc[0]
+    assert {"qa_1_pg", "qa_2_pg"} <= set(tables["ruler_by_task"]["task"])
+    stand_ins_at_0 = [r | {"score": 0.0} if r["task"].startswith("qa_") else r for r in rows]
+    again = ruler_average(pd.DataFrame([r | {"score": 1.0} if r["task"].startswith("qa_") else r
+                                        for r in stand_ins_at_0]))["ruler"]
+    assert list(again["mean_x100"]) == list(tables["ruler"]["mean_x100"])  # the stand-ins move nothing in it
+
+
