@@ -236,3 +236,19 @@ def test_rulers_average_weighs_every_task_alike_whatever_its_haystacks_and_leave
     assert list(again["mean_x100"]) == list(tables["ruler"]["mean_x100"])  # the stand-ins move nothing in it
 
 
+
+
+def test_essays_that_run_out_repeat_from_the_start_as_rulers_do_and_the_sample_says_so(tmp_path):
+    """#69 §6: a corpus too short for the length is repeated (RULER repeats its essays) instead of refusing the
+    task; the sample records it, the prompt still fills the budget, and a corpus long enough is not repeated."""
+    (tmp_path / "short.txt").write_text(" ".join(f"Sentence number {i} of a very short essay here." for i in range(40)),
+                                        encoding="utf-8")
+    words = lambda text: len(text.split())  # noqa: E731
+    short = ruler_sample("niah_single_2", 0, 4096, str(tmp_path), 0, words, "data/pg_qa/qa.csv",
+                         "data/multi_chunk_qa/qa.csv")
+    assert short["haystack_repeated"] and 0.95 * 4096 <= short["prompt_tokens_counted"] + short["answer_tokens"] <= 4096
+    assert short.input.count("Sentence number 0 of a very short essay here.") >= 2
+    assert all(v in short.input for v in short.target)
+    long = ruler_sample("niah_single_2", 0, 4096, "paul_graham", 0, words, "data/pg_qa/qa.csv",
+                        "data/multi_chunk_qa/qa.csv")
+    assert not long["haystack_repeated"]

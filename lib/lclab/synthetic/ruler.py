@@ -130,9 +130,10 @@ def ruler_sample(task: str, i: int, length: int, corpus: str, seed: int, count, 
     spec = RULER_TASKS[task]
     rng = random.Random(f"{seed}:ruler:{task}:{i}")
     budget = length - spec.answer_tokens
+    repeated: list[bool] = []
     try:
         if spec.family == "niah":
-            prompt, tokens, targets = _niah(spec, rng, budget, corpus, count)
+            prompt, tokens, targets = _niah(spec, rng, budget, corpus, count, repeated)
         elif spec.family == "vt":
             prompt, tokens, targets = _vt(rng, budget, count)
         elif spec.family == "cwe":
@@ -147,10 +148,10 @@ def ruler_sample(task: str, i: int, length: int, corpus: str, seed: int, count, 
                   metadata={"task": task, "cluster": f"{task}-{i}", "context_tokens": length, "depth": None,
                             "prompt_tokens_counted": tokens, "metric": spec.metric, "answerable": True,
                             "answer_tokens": spec.answer_tokens, "max_tokens": spec.answer_tokens + PREFIX_ROOM,
-                            "ruler": spec.stands_for or task})
+                            "ruler": spec.stands_for or task, "haystack_repeated": any(repeated)})
 
 
-def _niah(spec: RulerTask, rng: random.Random, budget: int, corpus: str, count):
+def _niah(spec: RulerTask, rng: random.Random, budget: int, corpus: str, count, repeated: list[bool]):
     keys = [_random(spec.key, rng) for _ in range(spec.keys)]
     values = [[_random(spec.value, rng) for _ in range(spec.values)] for _ in keys]
     needle = lambda k, v: render("ruler_needle", type_needle_v=spec.value, key=k, value=v)  # noqa: E731
@@ -170,7 +171,14 @@ def _niah(spec: RulerTask, rng: random.Random, budget: int, corpus: str, count):
     else:
         units = [NOISE] * (budget // 8 + 16) if spec.haystack == "noise" else _needle_haystack(spec, rng, budget)
         joiner, depths = "\n", sorted(rng.uniform(0, 100) for _ in needles)
-    prompt, tokens = fit(units, list(zip(depths, needles)), build, count, budget, joiner=joiner)
+    try:
+        prompt, tokens = fit(units, list(zip(depths, needles)), build, count, budget, joiner=joiner)
+    except ValueError:  # the essays ran out before the budget: RULER repeats them, and so does the lab (said)
+        if spec.haystack != "essay":
+            raise
+        copies = 2 + budget * 12 // sum(len(u) + 1 for u in units)  # no tokenizer reads 12 characters a token
+        prompt, tokens = fit(units * copies, list(zip(depths, needles)), build, count, budget, joiner=joiner)
+        repeated.append(True)
     return prompt, tokens, [v for j in asked for v in values[j]]
 
 

@@ -1,8 +1,6 @@
-"""Notebook 09: every synthetic task at every length and depth, answered once and scored by string match.
-
-Samples are built (and written to disk by the runner) before any call; answers go out in an order that lets
-each prompt reuse the longest prefix of the one before (one haystack at a time, in text order).
-"""
+"""Notebook 09: every synthetic task at every length and depth, answered once and scored by string match. Samples
+are built (and written to disk by the runner) before any call; answers go out in an order that lets each prompt
+reuse the longest prefix of the one before (one haystack at a time, in text order)."""
 
 from __future__ import annotations
 
@@ -183,6 +181,8 @@ def run_synthetic(p: Parameters) -> Result:
                  + run.resume_note(),
                  f"lengths counted in the {tokenizer_name(p.model)}, chat template included"]
         notes += [r.note for r in lengths.itertuples()] + ([left_out] if left_out else [])
+        if repeated := sorted({s["task"] for s in samples if s.metadata.get("haystack_repeated")}):
+            notes.append(f"essays repeated from the start, as RULER's, where they ran out: {', '.join(repeated)}")
         overall = cluster_mean_ci(items["score"], items["cluster"]) if "score" in items else {}
         abstaining = (abstention_table(every[every["task"].isin(ABSTAIN_TASKS)], ["task"], "score", "abstained",
                                        "cluster") if p.unanswerable_share and "abstained" in every else None)
