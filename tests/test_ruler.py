@@ -254,3 +254,39 @@ def test_essays_that_run_out_repeat_from_the_start_as_rulers_do_and_the_sample_s
     long = ruler_sample("niah_single_2", 0, 4096, "paul_graham", 0, words, "data/pg_qa/qa.csv",
                         "data/multi_chunk_qa/qa.csv")
     assert not long["haystack_repeated"]
+
+
+def test_rulers_prefill_puts_the_answer_prefix_after_the_assistant_header_and_the_run_sends_raw_completions(
+        tmp_path, monkeypatch):
+    """#69 §3: as RULER runs open models, the task text is the user turn of the model's own chat template, the
+    answer prefix follows the assistant header, and the reply is a raw completion within RULER's budget (no 64
+    tokens of room); "chat" keeps the prefix in the user turn. On the fake model (its own template), the plan
+    counts the run's text completions exactly, and the items say which form each sample took."""
+    import json as _json
+
+    from lclab.experiments import get
+    from lclab.models import chat_text
+    from lclab.runs.declared import declared
+    from lclab.runs.notebooks import NOTEBOOKS, notebook_defaults
+    from test_notebooks import assert_plan_counted_the_run, planned_calls
+
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path))
+    common = dict(model="fake/answerer", tasks=["vt", "niah_single_1", "qa_1_pg"], context_tokens=[1024],
+                  depths=[50], n_samples=1, seed=0, corpus="paul_graham", value_kinds=["numbers"],
+                  qa_path="data/pg_qa/qa.csv", progress=False)
+    prefilled = {s["task"]: s for s in build_samples(**common, ruler_form="prefill")}
+    chat = {s["task"]: s for s in build_samples(**common, ruler_form="chat")}
+    for task, s in prefilled.items():
+        user, prefix = chat[task].input.rsplit(" The special magic" if task.startswith("niah") else " Answer:", 1)
+        prefix = (" The special magic" if task.startswith("niah") else " Answer:") + prefix
+        assert s.input == chat_text("fake/answerer", user) + prefix
+        assert s["ruler_form"] == "prefill" and s["text_completion"] and s["max_tokens"] == s["answer_tokens"]
+        assert chat[task]["ruler_form"] == "chat" and chat[task]["max_tokens"] == s["answer_tokens"] + 64
+    nb = NOTEBOOKS / "09_synthetic_tasks.ipynb"
+    params = {k: v for k, v in common.items() if k != "progress"} | {"run_name": "prefill", "ruler_form": "prefill"}
+    planned = planned_calls(nb, params)
+    get("synthetic").run(declared(get("synthetic").parameters, notebook_defaults(nb) | params))
+    assert_plan_counted_the_run(planned, tmp_path, exact=True)
+    rows = [_json.loads(line) for line in (tmp_path / "results" / "synthetic" / "prefill" / "items.jsonl").open()]
+    assert {r["ruler_form"] for r in rows} == {"prefill"} and all(r["text_completion"] for r in rows)

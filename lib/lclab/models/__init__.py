@@ -39,6 +39,7 @@ from .errors import (
 from .backends import (
     backend_for,
     budget_counters,
+    chat_text,
     check_budget,
     context_window,
     count_prompt_tokens,
@@ -53,6 +54,6 @@ from .windows import within_window
 __all__ = [
     "ACCOUNTING", "Accounting", "Completion", "ContextLengthError", "FatalError", "LLMError",
     "LogprobsUnavailableError", "MissingAPIKeyError", "ParseError", "Request", "RetryableError", "backend_for",
-    "budget_counters", "cached", "check_budget", "complete", "context_window", "count_prompt_tokens", "count_tokens",
-    "prompt_sha256", "reset_backend_registry", "tokenizer_name", "within_window",
+    "budget_counters", "cached", "chat_text", "check_budget", "complete", "context_window", "count_prompt_tokens",
+    "count_tokens", "prompt_sha256", "reset_backend_registry", "tokenizer_name", "within_window",
 ]

@@ -60,6 +60,14 @@ def count_prompt_tokens(model: str, prompt: str | Messages, system: str | None =
     return backend_for(model).count_prompt_tokens(as_messages(prompt, system))
 
 
+def chat_text(model: str, prompt: str | Messages) -> str | None:
+    """The exact text the model reads for a chat prompt, ending with the header its reply starts after (the chat
+    template applied), for a raw completion to continue; None where the lab cannot render the model's template
+    (a served model whose server has no template route)."""
+    render = getattr(backend_for(model), "chat_text", None)
+    return render(as_messages(prompt)) if render else None
+
+
 def shared_prefix_tokens(model: str, before: str | Messages, prompt: str | Messages) -> int:
     """Tokens at the start of `prompt`, as the model reads it, that equal the start of `before` (what a local
     engine keeps in its KV cache between two calls): counted on the chat-formatted prompts where the backend can

@@ -55,6 +55,10 @@ class FakeBackend:
     def context_window(self) -> int:
         return WINDOW
 
+    def chat_text(self, messages: list[dict]) -> str:
+        """A chat template of its own: each message in its role's tags, then the assistant's header."""
+        return "".join(f"<|{m['role']}|>\n{m['content']}<|end|>\n" for m in messages) + "<|assistant|>\n"
+
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         return self._reply(messages, settings)
 

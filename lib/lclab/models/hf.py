@@ -83,6 +83,11 @@ class HFBackend:
     def count_prompt_tokens(self, messages: list[dict]) -> int:
         return len(self._chat_ids(messages))
 
+    def chat_text(self, messages: list[dict]) -> str | None:
+        if not self._tokenizer.chat_template:
+            return None
+        return self._tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+
     def complete(self, messages: list[dict], settings: Settings, timeout: float) -> RawReply:
         if settings.response_format is not None or settings.logprobs:
             raise FatalError(f"{self.spec.raw}: the transformers backend gives plain text only "

@@ -145,6 +145,10 @@ class LocalBackend:
         return Jinja2ChatFormatter(template=template, eos_token=text(vocab.token_eos()),
                                    bos_token=text(vocab.token_bos()))
 
+    def chat_text(self, messages: list[dict]) -> str | None:
+        """The prompt as the model reads it (the GGUF's chat template, generation header included)."""
+        return self._chat_formatter(messages=messages).prompt if self._vocab_path and self._chat_formatter else None
+
     def shared_prefix_tokens(self, before: list[dict], messages: list[dict]) -> int | None:
         """Tokens at the start of `messages` as the model reads them (chat template applied) that equal the start
         of `before`: what llama.cpp keeps in its KV cache from the call before. None without a template."""

@@ -92,6 +92,9 @@ class OpenAIBackend:
     def context_window(self) -> int | None:
         return self.tokens.window
 
+    def chat_text(self, messages: list[dict]) -> str | None:
+        return self.tokens.chat_text(messages)
+
     def _client(self, replica: Replica):
         import openai
 

@@ -182,6 +182,15 @@ class ServedTokenizer:
             return len(self._transformers.apply_chat_template(messages, add_generation_prompt=True, tokenize=True))
         return None
 
+    def chat_text(self, messages: list[dict]) -> str | None:
+        """The chat prompt as the server's template renders it, where the server has a route for it (llama.cpp's
+        /apply-template) or the lab its tokenizer; None otherwise (vLLM renders it only inside a request)."""
+        if self.dialect == "llama.cpp":
+            return self._require("/apply-template", {"messages": messages})["prompt"]
+        if self.dialect == "transformers":
+            return self._transformers.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        return None
+
     def _require(self, path: str, body: dict) -> dict:
         reply = self._post(path, body)
         if reply is None:

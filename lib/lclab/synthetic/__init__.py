@@ -8,6 +8,8 @@ seeded samples as the budget allows and no judge? The lab's own tasks, and RULER
     ruler.py       RULER's thirteen tasks (tasks: [ruler]); ruler_qa.py its two QA tasks on the lab's data;
                    ruler_tables.py RULER's table, its mean over tasks and effective length; value kinds as an axis
     run.py         every sample answered once and scored; summaries with CIs over haystacks; effective length
+    reading_gain.py  the closed-book arm: haystacks answered with no text, the reading gain per task
+    stages.py      the answer stage (a RULER prompt prefilled as a raw completion, or a chat turn)
     figure.py      score by length per task; depth x length heatmap with n per cell
     experiment.py  its registration: plan, design, comparison
 """

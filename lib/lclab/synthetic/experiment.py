@@ -11,7 +11,7 @@ from ..planning.stages import named
 from ..runs.declared import declared
 from .parameters import Parameters
 from .ruler import PREFIX_ROOM, RULER_TASKS, expand
-from .run import EXPERIMENT, answer_budget, closed_book_samples, prepare, run_synthetic
+from .run import EXPERIMENT, answer_budget, closed_book_samples, prepare, reply_room, run_synthetic
 from .stages import answer_stage
 from .tasks import WITHOUT_DEPTH
 
@@ -21,20 +21,24 @@ def plan(notebook: str, given: dict) -> list[dict]:
     judge."""
     p = declared(Parameters, given)
     samples = prepare(p, progress=False)
-    lengths, _ = within_window(p.model, p.context_tokens, p.max_answer_tokens, p.beyond_window)
+    lengths, _ = within_window(p.model, p.context_tokens, reply_room(p), p.beyond_window)
     beyond = [n for n in p.context_tokens if n not in lengths]
     unanswerable = sum(not s["answerable"] for s in samples)
     notes = ((f"; {unanswerable} of them unanswerable" if unanswerable else "")
              + (f"; {beyond} left out: beyond the window" if beyond else ""))
-    # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens, and room for the answer prefix):
-    # one row per budget.
-    budgets = sorted({answer_budget(s, p.max_answer_tokens) for s in samples}, key=lambda b: b != p.max_answer_tokens)
+    # RULER's tasks answer within their own budgets (128, 30, 120, 50, 32 tokens; prefilled as RULER runs open
+    # models, else with room for the answer prefix): one row per budget and form.
+    def form(s) -> tuple[int, bool]:
+        return answer_budget(s, p.max_answer_tokens), bool(s.metadata.get("text_completion"))
+
+    forms = sorted({form(s) for s in samples}, key=lambda f: (f[0] != p.max_answer_tokens or f[1], f))
     reuse = one_at_a_time_local(p.model, p.max_workers)
     rows = []
-    for j, b in enumerate(budgets):
-        mine = [s for s in samples if answer_budget(s, p.max_answer_tokens) == b]
-        (row,) = planned_stages(notebook, EXPERIMENT, p, mine, (answer_stage(b),), reuse_prefix=reuse)
-        rows.append(named(row, ("answer (no judge)" if b == p.max_answer_tokens else
+    for j, (b, text) in enumerate(forms):
+        mine = [s for s in samples if form(s) == (b, text)]
+        (row,) = planned_stages(notebook, EXPERIMENT, p, mine, (answer_stage(b, text),), reuse_prefix=reuse)
+        rows.append(named(row, (f"answer, RULER's {b}-token budget, prefilled (no judge)" if text else
+                                "answer (no judge)" if b == p.max_answer_tokens else
                                 f"answer, RULER's {b - PREFIX_ROOM}-token budget and {PREFIX_ROOM} for its prefix "
                                 "(no judge)") + (notes if j == 0 else "")))
     if p.closed_book:  # the run's own closed-book samples: one question per haystack, no text

@@ -36,6 +36,11 @@ class Parameters:
                                "reviewed multi-chunk questions for qa_2_pg (three gold chunks each, rows marked yes)")
     max_answer_tokens: int = param(
         64, "(at least 1) room for several values or ten words (RULER's tasks use RULER's own: 128, 30, 120, 50, 32)")
+    ruler_form: str = param(
+        "prefill",
+        "(one of: prefill, chat) RULER's tasks as RULER runs open models (the answer prefix after the assistant "
+        "header, a raw completion within RULER's budget; where the model's chat template cannot be rendered, chat) "
+        "or as it runs chat APIs (the prefix at the end of the user turn, 64 reply tokens more)")
     beyond_window: str = param(
         "refuse",
         "(one of: refuse, skip) lengths the model's window cannot hold: stop naming them, or leave them out and say so")

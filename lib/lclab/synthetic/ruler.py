@@ -21,12 +21,15 @@ scripts/data/synthetic/*.py), beside the lab's own variants (tasks.py), under RU
                       so their scores are not RULER's qa columns (named apart for that reason)
 
 Keys of type "words" are adjective-noun pairs from wonderwords' lists, as RULER draws them. Each prompt is RULER's
-template with its answer prefix at the end of the user message (the OpenAI chat API has no assistant prefill),
-filled until the prompt plus the task's answer budget (128, 30, 120, 50, 32 tokens) fills the length, counted in
-the model's own tokens with its chat template; the reply may take PREFIX_ROOM tokens more, for the prefix a chat
-model writes again. Needles sit at depths drawn per haystack from RULER's 40 positions
-(essay) or anywhere (noise and needle haystacks); one haystack (its keys, values and depths) is read at every
-length: the cluster. Scored by RULER's string_match_all / string_match_part (tasks.score).
+template filled until the prompt plus the task's answer budget (128, 30, 120, 50, 32 tokens) fills the length,
+counted in the model's own tokens with its chat template. As RULER runs open models (`ruler_form` "prefill", where
+the lab can render the model's chat template: the embedded models, a llama.cpp server, a transformers tokenizer),
+the task text is the user turn and the answer prefix follows the assistant header, continued as a raw completion
+within RULER's budget; as RULER runs chat APIs ("chat", the rest, or by choice), the prefix ends the user turn and
+the reply may take PREFIX_ROOM tokens more, for the prefix a chat model writes again. Needles sit at depths drawn
+per haystack from RULER's 40 positions (essay) or anywhere (noise and needle haystacks); one haystack (its keys,
+values and depths) is read at every length: the cluster. Scored by RULER's string_match_all / string_match_part
+(tasks.score).
 """
 
 from __future__ import annotations
@@ -125,8 +128,10 @@ def _random(kind: str, rng: random.Random) -> str:
 
 
 def ruler_sample(task: str, i: int, length: int, corpus: str, seed: int, count, qa_path: str,
-                 multi_qa_path: str) -> Sample:
-    """Haystack `i` of a RULER task at `length` tokens (prompt + the task's answer budget)."""
+                 multi_qa_path: str, frame=None) -> Sample:
+    """Haystack `i` of a RULER task at `length` tokens (prompt + the task's answer budget). `frame`: user text ->
+    the model's chat text up to its reply (lclab.models.chat_text), or None where it cannot be rendered: with a
+    frame, RULER's prefill (`prefilled`); without, the answer prefix ends the user turn (`ruler_form` "chat")."""
     spec = RULER_TASKS[task]
     rng = random.Random(f"{seed}:ruler:{task}:{i}")
     budget = length - spec.answer_tokens
@@ -144,11 +149,27 @@ def ruler_sample(task: str, i: int, length: int, corpus: str, seed: int, count, 
             prompt, tokens, targets = qa_prompt(task, i, rng, budget, corpus, count, qa_path, multi_qa_path)
     except ValueError as err:  # one line, before anything runs: the plan and the run stop on it
         raise ParameterError(f"RULER task {task} cannot fill {length:,} tokens: {err}") from None
-    return Sample(id=f"{task}-{i}:{length}", input=prompt, target=targets,
+    raw = prefilled(prompt, spec.family, frame) if frame else None
+    return Sample(id=f"{task}-{i}:{length}", input=raw or prompt, target=targets,
                   metadata={"task": task, "cluster": f"{task}-{i}", "context_tokens": length, "depth": None,
                             "prompt_tokens_counted": tokens, "metric": spec.metric, "answerable": True,
-                            "answer_tokens": spec.answer_tokens, "max_tokens": spec.answer_tokens + PREFIX_ROOM,
-                            "ruler": spec.stands_for or task, "haystack_repeated": any(repeated)})
+                            "answer_tokens": spec.answer_tokens, "ruler_form": "prefill" if raw else "chat",
+                            "max_tokens": spec.answer_tokens + (0 if raw else PREFIX_ROOM),
+                            "text_completion": bool(raw), "ruler": spec.stands_for or task,
+                            "haystack_repeated": any(repeated)})
+
+
+# Where each family's answer prefix starts in its template (RULER's `answer_prefix`, after the question).
+_PREFIX_STARTS = {"niah": " The special magic"}
+
+
+def prefilled(prompt: str, family: str, frame) -> str | None:
+    """RULER's prompt for an open model: the task text as the user turn in the model's chat template, the answer
+    prefix after the assistant header for the model to continue (a raw completion, replying within RULER's budget
+    alone); None where the model's template cannot be rendered."""
+    cut = prompt.rfind(_PREFIX_STARTS.get(family, " Answer:"))
+    framed = frame(prompt[:cut]) if cut > 0 else None
+    return framed + prompt[cut:] if framed else None
 
 
 def _niah(spec: RulerTask, rng: random.Random, budget: int, corpus: str, count, repeated: list[bool]):

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from ..models import budget_counters, tokenizer_name, within_window
+from ..models import budget_counters, chat_text, tokenizer_name, within_window
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.params import ParameterError
@@ -25,6 +25,7 @@ from ..text.context import ABSENT_REPLY
 from .associations import association_sample
 from .parameters import Parameters
 from .ruler import RULER_TASKS, available, expand, ruler_sample
+from .reading_gain import known_haystacks, reading_gain
 from .ruler_tables import ruler_average, with_value_kind
 from .stages import answer_stage
 from .tasks import (
@@ -51,7 +52,7 @@ IF_ABSENT = f' If the text does not answer it, reply "{ABSENT_REPLY}".'
 def build_samples(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
                   seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1,
                   progress: bool = True, unanswerable_share: float = 0.0,
-                  multi_qa_path: str = "data/multi_chunk_qa/qa.csv") -> list[Sample]:
+                  multi_qa_path: str = "data/multi_chunk_qa/qa.csv", ruler_form: str = "chat") -> list[Sample]:
     """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered:
     one haystack at a time, so prompts sharing a prefix follow each other (or go out together when several are
     in flight to a server with a prefix cache). `workers` haystacks are built at once: a served model's token
@@ -61,6 +62,7 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
     if unknown:
         raise ValueError(f"unknown task(s) {unknown}; known: {[*TASKS, 'ruler', *RULER_TASKS]}")
     count, _ = budget_counters(model)
+    frame = (lambda text: chat_text(model, text)) if ruler_form == "prefill" else None  # noqa: E731
     pairs = load_validated(corpus, qa_path, n_samples) if "qa" in tasks else None
     per_task = {t: min(n_samples, len(pairs[2]) if t == "qa" else available(t, corpus, qa_path, multi_qa_path))
                 for t in tasks}
@@ -73,7 +75,7 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
     def one_haystack(haystack: tuple[str, int, bool]) -> list[Sample]:
         task, i, answerable = haystack
         if task in RULER_TASKS:  # no depth axis: its needles sit at depths drawn per haystack, as RULER draws them
-            return [ruler_sample(task, i, budget, corpus, seed, count, qa_path, multi_qa_path)
+            return [ruler_sample(task, i, budget, corpus, seed, count, qa_path, multi_qa_path, frame)
                     for budget in sorted(context_tokens)]
         samples = []
         for budget in sorted(context_tokens):
@@ -102,10 +104,16 @@ def prepare(p: Parameters, progress: bool = True) -> list[Sample]:
     """Every sample a run of `p` answers, before any call (the run and the plan both read these): the lengths the
     model's window holds (a length it cannot hold refused, or left out with beyond_window: skip), every task's
     haystacks at each of them."""
-    fitting, _ = within_window(p.model, p.context_tokens, p.max_answer_tokens, p.beyond_window)
+    fitting, _ = within_window(p.model, p.context_tokens, reply_room(p), p.beyond_window)
     return build_samples(p.model, p.tasks, fitting, p.depths, p.n_samples, p.seed, p.corpus, p.value_kinds,
-                         p.qa_path, workers=p.max_workers, progress=progress,
+                         p.qa_path, workers=p.max_workers, progress=progress, ruler_form=p.ruler_form,
                          unanswerable_share=p.unanswerable_share, multi_qa_path=p.multi_qa_path)
+
+
+def reply_room(p: Parameters) -> int:
+    """Reply tokens a length must leave in the window: none where every task is RULER's, prefilled (its budget
+    is inside its length, as RULER counts it); else `max_answer_tokens`."""
+    return 0 if p.ruler_form == "prefill" and set(expand(p.tasks)) <= set(RULER_TASKS) else p.max_answer_tokens
 
 
 def answer_budget(sample: Sample, default: int) -> int:
@@ -151,12 +159,12 @@ def run_synthetic(p: Parameters) -> Result:
     `unanswerable_share`, haystacks whose asked needles are left out, scored by the refusal rule (`abstention`)."""
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
         # Refused (or narrowed) before any work: lengths the model's window cannot hold.
-        _, left_out = within_window(p.model, p.context_tokens, p.max_answer_tokens, p.beyond_window)
+        _, left_out = within_window(p.model, p.context_tokens, reply_room(p), p.beyond_window)
         samples = prepare(p)
         budget = lambda s: answer_budget(s, p.max_answer_tokens)  # noqa: E731
 
         def answer(s: Sample, row: dict) -> dict:
-            reply = answer_stage(budget(s)).ask(p, s)
+            reply = answer_stage(budget(s), s.metadata.get("text_completion", False)).ask(p, s)
             # the Score whole: its value, what it found, and why a sample went unscored (never a silent 0)
             out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
             if p.unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
@@ -272,28 +280,3 @@ def association_tables(items: pd.DataFrame) -> dict[str, pd.DataFrame]:
                .agg(question_overlap=("question_overlap", "first"), samples=("score", "size"), score=("score", "mean"))
                .reset_index())
     return {"association_gap": pd.DataFrame(rows), "association_overlap": overlap}
-
-
-def known_haystacks(closed: pd.DataFrame) -> set:
-    """The haystacks whose every asked value the model gave with no text (score 1 closed-book)."""
-    return set(closed.loc[closed["score"] == 1, "cluster"]) if "score" in closed else set()
-
-
-def reading_gain(items: pd.DataFrame, closed: pd.DataFrame) -> pd.DataFrame:
-    """Per task: the score with the text (every length and depth of a haystack), with none, and the difference
-    paired by haystack with its cluster t interval (cut at ±1: a difference of shares says nothing beyond)."""
-    columns = ["task", "haystacks", "with_text", "closed_book", "gain", "lo", "hi", "known_closed_book"]
-    if "score" not in items or "score" not in closed:
-        return pd.DataFrame(columns=columns)
-    rows = []
-    for task, part in items.dropna(subset=["score"]).groupby("task", sort=False):
-        without = closed[closed["task"] == task].dropna(subset=["score"]).set_index("cluster")["score"]
-        part = part[part["cluster"].isin(without.index)]
-        if part.empty:
-            continue
-        gain = cluster_paired_effect(part["score"].to_numpy(dtype=float),
-                                     part["cluster"].map(without).to_numpy(dtype=float), part["cluster"].to_numpy())
-        rows.append({"task": task, "haystacks": gain["n_clusters"], "with_text": part["score"].mean(),
-                     "closed_book": without.mean(), "gain": gain["effect"], "lo": float(np.clip(gain["effect_lo"], -1, 1)),
-                     "hi": float(np.clip(gain["effect_hi"], -1, 1)), "known_closed_book": int((without == 1).sum())})
-    return pd.DataFrame(rows, columns=columns)
