@@ -4,7 +4,8 @@ Its Polish lemmas are in lclab.text.polish and its JSON model configs in lclab.m
     rules.py         the five conditions (include, exclude, cite, refuse, safe) and the pooled metrics
     data.py          the official data format, checked on load
     options.py       the run options, defined once (the CLI and notebook 07 take them from here)
-    experiment.py    its registration: plan (from the prepared samples), comparison
+    stages.py        its one declared stage, asked of each model (`Arm`: the model's config and the options)
+    experiment.py    its registration: samples, stage and arms (the generic planner's), comparison
     run.py           prepare each model's samples (exact messages), answer and score them through the runner
     tables.py        per-model summaries, the side-by-side table, the console report
     cli.py           python -m lclab.rag_ifeval

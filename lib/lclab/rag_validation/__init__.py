@@ -5,6 +5,7 @@ and are the answers right, relevant and faithful?
                retrieve, answer and judge
     curves.py  recall/precision@k curves, the seed's headline numbers, answer quality
     figure.py  recall@k and precision@k with bootstrap bands
+    stages.py      its declared stages: the answer (from what retrieval found) and the three judges
     experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
