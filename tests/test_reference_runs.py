@@ -71,3 +71,22 @@ def test_the_association_study_table_is_what_its_items_give():
     for length, shown in rows:
         g = gap.loc[int(length.replace(",", ""))]
         assert shown == cell(g["literal_minus_association"], g["lo"], g["hi"], "+.2f"), length
+
+
+def test_the_ruler_table_at_4096_is_what_its_items_give():
+    """RULER's thirteen tasks on the 0.5B at 4,096 tokens, prefilled as RULER runs open models: each task's cell
+    and RULER's 11-task average without QA (its bootstrap interval) recomputed from the shipped item rows."""
+    from lclab.synthetic.ruler_tables import ruler_average
+
+    items = pd.read_json(RUNS / "ruler" / "result_items.jsonl", lines=True, precise_float=True)
+    assert len(items) == 52 and items["cluster"].nunique() == 52 // items["context_tokens"].nunique()
+    assert set(items["ruler_form"]) == {"prefill"}
+    tables = ruler_average(items)
+    by_task = tables["ruler_by_task"].set_index("task")[4096]
+    average = tables["ruler"].set_index("context_tokens").loc[4096]
+    rows = docs_table("long-contexts.md", "| RULER task, 4,096 tokens, prefilled | score x 100 |")
+    shown = {task.strip("*"): value.strip("*") for task, value in rows}
+    for task, value in by_task.items():
+        assert shown[task] == f"{value:.1f}", task
+    assert shown[average["average"]] == (f"{average['mean_x100']:.1f} [{average['lo_x100']:.1f}, "
+                                         f"{average['hi_x100']:.1f}]")
