@@ -16,7 +16,6 @@ from .run import EXPERIMENT, inputs, run_rag_validation
 from .stages import ANSWER, CORRECT, FAITHFUL, JUDGES
 
 
-
 def plan(notebook: str, given: dict) -> list[dict]:
     """The run's own samples where they are known before it: the single-chunk generation (exact prompts, cached
     pairs read), the multi-chunk questions, the labelled texts' judge prompts; the answer and judge prompts by
@@ -34,7 +33,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
     tokens = [{name: text_tokens(judge, [q[name]]) if name in q else half_pair for name in ("question", "answer")}
               for q in known]
     passages = p.answer_k * text_tokens(model, [render("rag_passage", index=1, text=c.text) + "\n\n"
-                                                   for c in chunks])
+                                                for c in chunks])
     (answer_request,) = ANSWER.requests(p)
     answer, source = reply_tokens(EXPERIMENT, ANSWER.name, model, answer_request.max_tokens)
     rows.append(estimated(notebook, ANSWER.name, model, [template_prompt_tokens(
