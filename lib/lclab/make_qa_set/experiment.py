@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ..runs.declared import declared
 from ..experiments import Experiment, register
 from ..planning.stages import named
 from ..qa.generate import drawn_from, sample_passages
 from ..qa.planned import planned_generation
+from ..runs.declared import declared
 from ..text.corpus import load_corpus, passages
 from .parameters import Parameters
 from .run import EXPERIMENT, make_qa_set

@@ -8,8 +8,8 @@ from ..models.jsonparse import JSONParseError, parse_json_object
 from ..planning.stages import (cached_answers, estimated, fan_out, merged, named, planned_replies, reply_tokens,
                                template_prompt_tokens)
 from ..prompts import render
-from ..runs.declared import declared
 from ..retrieval.chunking import Chunker
+from ..runs.declared import declared
 from ..scoring.logprob import score_request
 from ..text.corpus import load_corpus
 from .contexts import GENERATE_STAGE, GENERATION, GENERATION_TOKENS, generation_prompt, load_reviewed, pick_contexts

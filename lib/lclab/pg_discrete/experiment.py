@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..runs.declared import declared
 from ..experiments import Experiment, Series, register
 from ..planning.plan import planned_embeddings
 from ..planning.stages import estimated, template_prompt_tokens, text_tokens
 from ..retrieval.chunking import Chunker
+from ..runs.declared import declared
 from ..text.corpus import load_corpus
 from .points import CHUNK_SEPARATOR, load_questions
 from .parameters import Parameters
