@@ -125,7 +125,7 @@ def _subject_before(tokens: list[str], i: int, verbs: list[str]) -> bool:
     relative = lemma(before) in _RELATIVE
     subjects = [t for t in _tags(before) if "nom" in _cases(t) and (
         t.startswith(("subst:", "depr:")) or relative and t.startswith("adj:"))]
-    usual = _usually_verb(tokens[i])
+    usual = bool(subjects) and _usually(tokens[i], _VERB)
     for verb in verbs:
         parts = verb.split(":")
         for subject in subjects:
@@ -138,10 +138,10 @@ def _subject_before(tokens: list[str], i: int, verbs: list[str]) -> bool:
     return False
 
 
-def _usually_verb(word: str) -> bool:
-    """Whether simplemma's corpus frequencies read the form as one of its verb readings."""
-    verbs = {lem.split(":")[0].lower() for lem, tag, _ in readings(word) if tag.split(":")[0] in _VERB}
-    return usual_lemma(word) in verbs
+def _usually(word: str, kinds: set[str]) -> bool:
+    """Whether simplemma's corpus frequencies read the form as one of its readings of these parts of speech."""
+    return usual_lemma(word) in {lem.split(":")[0].lower() for lem, tag, _ in readings(word)
+                                 if tag.split(":")[0] in kinds}
 
 
 def _verb_evidence(tokens: list[str], i: int) -> bool:
@@ -177,10 +177,8 @@ def _genitive_after_noun(tokens: list[str], i: int) -> bool:
     """Whether word i can be a genitive noun completing the noun before it, and is not usually the adjective it
     can also be (simplemma's corpus frequencies): "utrata prawa jazdy" is law's, not the adjective "prawy"
     agreeing with utrata; "pieróg ruski" keeps its adjective."""
-    adjectives = {lem.split(":")[0].lower() for lem, tag, _ in readings(tokens[i]) if tag.startswith("adj:")}
-    return i > 0 and usual_lemma(tokens[i]) not in adjectives and any(
-        t.startswith(("subst:", "depr:")) for t in _tags(tokens[i - 1])) and any(
-        "gen" in _cases(t) for t in noun_tags(tokens[i]))
+    return i > 0 and any(t.startswith(("subst:", "depr:")) for t in _tags(tokens[i - 1])) and any(
+        "gen" in _cases(t) for t in noun_tags(tokens[i])) and not _usually(tokens[i], {"adj"})
 
 
 def _preference(tokens: list[str], i: int) -> str | None:
