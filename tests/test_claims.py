@@ -67,3 +67,17 @@ def test_questions_without_claims_are_named_in_the_runs_notes():
     items = pd.DataFrame({"qa_id": ["a", "b", "c"], "claims_error": [None, "claim extraction: no JSON", None]})
     assert claims_note(items) == ["claims: 1 of 3 questions without claim metrics (b: claim extraction: no JSON)"]
     assert claims_note(items.assign(claims_error=None)) == []
+
+
+def test_a_run_reads_its_claims_at_the_checking_judges_card_cut():
+    from lclab.scoring.claims import read_at
+
+    items = pd.DataFrame([{"qa_id": "q0", "claims_checks": PLANTED.__dict__,
+                           **{f"claims_{k}": v for k, v in item_metrics(PLANTED).items()}},
+                          {"qa_id": "q1", "claims_checks": None, "claims_precision": math.nan}])
+    assert read_at(items, 0.5) is items  # the card kept 0.5: nothing to re-read
+    at_cut = read_at(items, 0.25)  # r3's 0.1 stays out; r2's 0.2 too; g2's 0.3 against the response now counts
+    assert at_cut.loc[0, "claims_recall"] == 1.0 and at_cut.loc[0, "claims_recall_at_0.5"] == 0.5
+    assert at_cut.loc[0, "claims_precision"] == pytest.approx(1 / 3)
+    assert math.isnan(at_cut.loc[1, "claims_precision"])  # an item without checks stays undefined
+    assert item_metrics(PLANTED, 0.05)["precision"] == 1.0  # and the cut reaches every check

@@ -37,7 +37,7 @@ from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
-from ..scoring.claims import claim_metrics_table, claim_score
+from ..scoring.claims import claim_metrics_table, claim_score, read_at
 from ..scoring.judge_reading import read_judge
 from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
 from ..scoring.reliability import card_notes, cards, judged_card
@@ -222,6 +222,7 @@ def judged_tables(items: pd.DataFrame, model: str, judge_model: str, claim_metri
         items = reading.read_items(items, column)
     if claim_metrics:
         readings["claims"] = read_judge(model, judge_model, "claim_support", card_texts)
+        items = read_at(items, readings["claims"].threshold)
     reliability = answer_cards(items, judge.label)
     tables = {"answer_quality": answer_quality(items, readings), "reliability": reliability,
               "judge_card": pd.concat([r.table() for r in readings.values()], ignore_index=True)}

@@ -4,7 +4,8 @@ An item carries a question, the model's response, the reference (ground-truth) a
 generator read. Both texts are cut into claims (the lab's sentence split, `lclab.text.sentences`, then one
 extraction call: the `claim_extraction` prompt, cached like every call, its budget sized by the text), and every
 claim is checked with the one-token verdict of `entailment.py` on the `claim_check` prompt, whose premise is the
-question and the text, as RAGChecker's checker reads the question too (p(supported), entailed when >= 0.5):
+question and the text, as RAGChecker's checker reads the question too (p(supported), entailed when >= 0.5, or at
+the checking judge's card cut where a run has its card: `read_at`):
 
     response claims  against the reference        -> precision            (RAGChecker's answer2response)
     reference claims against the response         -> recall               (response2answer)
@@ -157,6 +158,22 @@ def item_metrics(checks: ClaimChecks, entailed_at: float = ENTAILED_AT) -> dict[
     return out
 
 
+def read_at(items: pd.DataFrame, entailed_at: float) -> pd.DataFrame:
+    """`items` with each item's eleven metrics recomputed from its stored checks (`claims_checks`) with a check
+    entailed at `entailed_at`, the checking judge's card cut, so the metrics read the verdicts its card measured;
+    the metrics at 0.5 kept beside them as `claims_<metric>_at_0.5`. Items without checks are left as they are."""
+    if "claims_checks" not in items or entailed_at == ENTAILED_AT:
+        return items
+    names = [m for group in METRICS.values() for m in group]
+    kept = {f"claims_{m}_at_0.5": items[f"claims_{m}"] for m in names if f"claims_{m}" in items}
+    reread = [item_metrics(ClaimChecks(**checks), entailed_at) if isinstance(checks, dict) else {}
+              for checks in items["claims_checks"]]
+    columns = {f"claims_{m}": [metrics.get(m, was) for metrics, was in zip(reread, kept.get(f"claims_{m}_at_0.5",
+                                                                                          [math.nan] * len(items)))]
+               for m in names}
+    return items.assign(**kept, **columns)
+
+
 def claim_metrics_table(items: pd.DataFrame, cluster: str, unit: str, reading=None) -> pd.DataFrame:
     """Each metric's mean over the items where it is defined, with a cluster t interval (`cluster` names the
     column of the independent unit; `unit` what it is called). Items whose claims failed are not in it. With the
@@ -178,7 +195,8 @@ def claim_metrics_table(items: pd.DataFrame, cluster: str, unit: str, reading=No
             rows.append({"group": group, "metric": name, "mean": ci["mean"], "lo": ci["lo"], "hi": ci["hi"],
                          "n": ci["n_clusters"], "unit": unit,
                          "undefined": int((~defined).sum())} | ({"judge": reading.judge.label,
-                                                                 "read_as": "judge informative on claim_support"}
+                                                                 "read_as": "judge informative on claim_support",
+                                                                 "entailed_at": reading.threshold}
                                                                 if reading is not None else {}))
     return pd.DataFrame(rows)
 
@@ -204,4 +222,5 @@ def claim_score(model: str, question: str, response: str, reference: str, chunks
 
 
 __all__ = ["CHECK_STAGE", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claims_budget",
-           "claims_request", "claim_score", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics"]
+           "claims_request", "claim_score", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics",
+           "read_at"]
