@@ -50,3 +50,22 @@ def test_rag_ifeval_prompts_rebuild_exactly_with_a_shuffled_context(tmp_path):
     listed = {s.id: list(s.context) for s in load_samples(options.eval_path, load_documents(options.docs_path))}
     assert any(r["context"] != listed[r["id"]] for r in rows)  # shuffled: the prompts are not the file's order
     assert json.loads((result.dir / "manifest.json").read_text())["parameters"]["shuffle_context"] is True
+
+
+def test_a_log_that_several_runs_write_keeps_every_runs_samples(tmp_path):
+    """05 runs one log per config: the second config's samples do not replace the first's (their prompts are what
+    the prompts log names as the sample's input); a trial written again replaces its own line only."""
+    from lclab.runs.folders import ItemLog
+    from lclab.runs.samples import Sample, samples_path, write_samples
+
+    log = ItemLog(tmp_path / "items.jsonl", ["config", "id"])
+
+    def write(config, trials):
+        write_samples(trials, log, key=lambda t: (config, t.id), describe=lambda t: {})
+
+    write("a", [Sample("x", "prompt a-x"), Sample("y", "prompt a-y")])
+    write("b", [Sample("x", "prompt b-x")])
+    write("a", [Sample("x", "prompt a-x, again")])
+    lines = [json.loads(line) for line in samples_path(log).read_text().splitlines()]
+    assert sorted((line["key"]["config"], line["input"]) for line in lines) == [
+        ("a", "prompt a-x, again"), ("a", "prompt a-y"), ("b", "prompt b-x")]

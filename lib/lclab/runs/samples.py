@@ -55,17 +55,34 @@ def check_samples(trials: Sequence) -> None:
 def write_samples(trials: Sequence[Sample], log: ItemLog, key: Callable[[Any], tuple],
                   describe: Callable[[Any], dict]) -> None:
     """The trials of a run as one JSON line each (written whole, then moved into place): the key, the
-    describing columns, and each Sample's id, input, target and metadata (never its `source`)."""
+    describing columns, and each Sample's id, input, target and metadata (never its `source`). Trials already in
+    the file under other keys stay: one log can hold several runs' trials (05's configs), and each trial's prompt
+    must stay on disk beside the rows and the prompts log that name it."""
     path = samples_path(log)
     if path is None:
         return
-    lines = [json.dumps({"key": dict(zip(log.key, key(t))), **describe(t), "id": t.id, "input": t.input,
-                         "target": t.target, "metadata": t.metadata}, ensure_ascii=False, default=str)
-             for t in trials]
+    written = {}
+    for t in trials:
+        line = {"key": dict(zip(log.key, key(t))), **describe(t), "id": t.id, "input": t.input, "target": t.target,
+                "metadata": t.metadata}
+        written[json.dumps(line["key"], sort_keys=True, default=str)] = json.dumps(line, ensure_ascii=False,
+                                                                                   default=str)
+    lines = [*(line for named, line in _lines_by_key(path).items() if named not in written), *written.values()]
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     partial.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     partial.replace(path)
+
+
+def _lines_by_key(path: Path) -> dict[str, str]:
+    """The samples file's lines by their key (a line cut short, or a file not there yet: nothing)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        try:
+            out[json.dumps(json.loads(line)["key"], sort_keys=True, default=str)] = line
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
 
 
 def once_per_trial(key: Callable[[T], tuple]) -> Callable[[T], tuple]:
