@@ -70,7 +70,8 @@ def assert_every_item_page_shows_the_prompt_sent(results: Path) -> int:
         tables = [t for (t,) in con.execute("select name from sqlite_master where type = 'table'")
                   if "prompt_sha256" in {c[1] for c in con.execute(f'pragma table_info("{t}")')}]
         for table in tables:
-            for rowid, sha in con.execute(f'select rowid, prompt_sha256 from "{table}" where prompt_sha256 is not null'):
+            hashed = f'select rowid, prompt_sha256 from "{table}" where prompt_sha256 is not null'
+            for rowid, sha in con.execute(hashed):
                 assert sha in sent, (table, rowid, "its prompt was never announced")
                 prompt = sent[sha]
                 if isinstance(prompt, str):  # the hash the row names is of this very text, sent as the user turn

@@ -222,5 +222,5 @@ def claim_score(model: str, question: str, response: str, reference: str, chunks
 
 
 __all__ = ["CHECK_STAGE", "CLAIMS_TOKENS", "ClaimChecks", "METRICS", "check_claims", "claims_budget",
-           "claims_request", "claim_score", "claim_metrics_table", "extract_claims", "extraction_prompt", "item_metrics",
-           "read_at"]
+           "claims_request", "claim_score", "claim_metrics_table", "extract_claims", "extraction_prompt",
+           "item_metrics", "read_at"]
