@@ -6,6 +6,7 @@ the rescored run's reliability card reads them. And the server: loopback only, n
 no credential on any page."""
 
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -141,7 +142,17 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()
+        # The desk's dead ends, as a new user meets them: a kind no card of the run reads, a second labeller before
+        # the first has labelled: a page saying why, with a way on (not a bare 400 or a traceback).
+        refused = page.goto(f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=rag_relevance")
+        assert refused.status == 400 and "no card of this run reads kind" in page.content()
+        assert page.locator("h1").first.inner_text() == "400" and page.locator("a").count() >= 1
+        second = page.goto(f"{desk}&second=1")
+        assert second.status == 400 and "label some first" in page.content()
         page.goto(desk)
+        assert "1: correct" in page.content() and "0: wrong" in page.content()  # what each key means for the kind
+        assert re.search(r"±0\.10 (needs about \d+ labels|is out of reach for this run)",
+                         page.locator("#progress").inner_text())
         for i in range(10):
             key = page.locator("#item").get_attribute("data-key")
             assert "judge" not in page.locator("#item").inner_text().lower()  # blind: no verdict on the page
@@ -154,9 +165,25 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
                 page.keyboard.press(label)
             typed.append((key, int(label)))
         assert "10 of" in page.locator("#progress").inner_text()
+        # The labels are in the items table at once, with no restart of the explorer.
+        page.goto(f"{lab['base']}/lab/depth_sweep__items?label__notblank=1")
+        shown = int(re.search(r"(\d+) rows?", page.locator("h3").first.inner_text()).group(1))
+        assert shown >= 10  # every row whose text was labelled (a text can be two items' reply)
+        page.goto(desk)
+        for _ in range(40):  # on to the end: the desk says it is done and where to go
+            if page.locator("#done").count():
+                break
+            with page.expect_navigation():
+                page.keyboard.press("1")
+        assert page.locator("#done").count() == 1 and "lclab.runs.rescore" in page.content()
+        onwards = page.locator("#onwards a")
+        assert onwards.count() >= 3
+        page.click("#onwards a:has-text(\"this run's items\")")
+        assert "/lab/depth_sweep__items" in page.url and "rows" in page.locator("h3").first.inner_text()
         browser.close()
-    written = pd.read_csv(lab["labels"] / "answer_correct.csv", dtype={"key": str})
-    assert list(zip(written["key"], written["label"])) == typed
+    typed_count = len(pd.read_csv(lab["labels"] / "answer_correct.csv"))
+    written = pd.read_csv(lab["labels"] / "answer_correct.csv", dtype={"key": str}).head(10)
+    assert list(zip(written["key"], written["label"])) == typed and typed_count >= 10
     assert written.loc[3, "note"] == "short but right"
     monkeypatch.setattr(label_files, "LABELS", lab["labels"])
     expected = sheet("answer_correct", lab["run"], include_labelled=True).set_index("key")
@@ -166,7 +193,7 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
         monkeypatch.setenv(k, v)
     assert rescore(lab["run"])["calls"] == 0
     card = pd.read_csv(lab["run"] / "reliability.csv")
-    assert (card["n_labelled"] == 10).any()
+    assert (card["n_labelled"] == typed_count).any()
 
 
 def test_the_server_answers_only_loopback_serves_no_other_file_and_shows_no_credential(lab):
