@@ -1,9 +1,10 @@
 """The explorer and the labelling desk, in a real browser (Debian's Chromium driven by Playwright), against a real
 01 run executed by papermill on the deterministic fake model (what is tested is the explorer, not the model's
-answers; 01 on the real 0.5B is test_notebooks.py's): filters change the item count, an item page shows its exact prompt with the gold marked, a
-summary cell opens its items, ten labels typed on the keyboard land in the label file under the right keys and
-the rescored run's reliability card reads them. And the server: loopback only, no file outside what it serves,
-no credential on any page."""
+answers; 01 on the real 0.5B is test_notebooks.py's): filters change the item count, an item opens its reading
+view at its answer passage and links back, an item page shows its exact prompt with the gold marked, a summary
+cell opens its items; at the desk, its dead ends, ten labels typed on the keyboard land in the label file under
+the right keys, show in the items table at once, and the rescored run's reliability card reads them. And the
+server: loopback only, no file outside what it serves, no credential on any page."""
 
 import os
 import re
