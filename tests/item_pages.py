@@ -54,9 +54,12 @@ def announced_prompts(results: Path) -> dict[str, object]:
     return out
 
 
-def assert_every_item_page_shows_the_prompt_sent(results: Path) -> int:
+def assert_every_item_page_shows_the_prompt_sent(results: Path) -> tuple[int, int]:
     """Every item row with a `prompt_sha256` (each arm's answering call) opens a reading view whose prompt is the
-    announced prompt byte for byte; returns how many pages were read (the caller checks there were some)."""
+    announced prompt byte for byte, framing the answer passage wherever the row says where it is (`position`)
+    and the prompt holds it; returns how many pages were read and how many framed a passage (the caller checks
+    there were some)."""
+    from lclab.explore.reading import answer_passage
     from lclab.explore.server import app
     from lclab.explore.store import _prompt_text, build
     from lclab.models import prompt_sha256
@@ -65,13 +68,15 @@ def assert_every_item_page_shows_the_prompt_sent(results: Path) -> int:
     sent = announced_prompts(results)
     db = build(results / "lab.sqlite", results)
     explorer = app(db)
-    read = 0
+    read = framed = 0
     with sqlite3.connect(db) as con:
+        con.row_factory = sqlite3.Row
         tables = [t for (t,) in con.execute("select name from sqlite_master where type = 'table'")
                   if "prompt_sha256" in {c[1] for c in con.execute(f'pragma table_info("{t}")')}]
         for table in tables:
-            hashed = f'select rowid, prompt_sha256 from "{table}" where prompt_sha256 is not null'
-            for rowid, sha in con.execute(hashed):
+            hashed = f'select rowid as id, * from "{table}" where prompt_sha256 is not null'
+            for row in con.execute(hashed):
+                rowid, sha = row["id"], row["prompt_sha256"]
                 assert sha in sent, (table, rowid, "its prompt was never announced")
                 prompt = sent[sha]
                 if isinstance(prompt, str):  # the hash the row names is of this very text, sent as the user turn
@@ -80,4 +85,8 @@ def assert_every_item_page_shows_the_prompt_sent(results: Path) -> int:
                 assert page.status_code == 200, (table, rowid, page.text[:300])
                 assert shown_prompt(page.text) == _prompt_text(prompt), (table, rowid)
                 read += 1
-    return read
+                position = row["position"] if "position" in row.keys() else None
+                if answer_passage(_prompt_text(prompt), position) is not None:
+                    assert 'id="answer"' in page.text and "scrollIntoView" in page.text, (table, rowid)
+                    framed += 1
+    return read, framed

@@ -24,6 +24,7 @@ ANSWERER, JUDGE = "fake/answerer", "fake/judge"
 # the haystacks' tokenizer are most of it. Only the order matters (conftest hands the longest out first).
 # The experiments whose every arm's answering prompt the issue asked to see on its item page (#68): they must have some.
 ARMS_ON_PAGES = {"depth_sweep", "context_vs_rag", "rag_validation", "synthetic"}
+PASSAGES_FRAMED = {"depth_sweep", "context_vs_rag"}  # those that place an answer passage among numbered documents
 TYPICAL_SECONDS = {"pg_discrete": 34, "context_vs_rag": 30, "nli": 25, "synthetic": 24, "rag_validation": 10}
 
 
@@ -118,8 +119,9 @@ def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make
     experiment.run(p)
     assert_plan_counted_the_run(planned, tmp_path, exact=True)
     assert_every_answer_prompt_was_written_before_its_call(tmp_path / "results")
-    pages = assert_every_item_page_shows_the_prompt_sent(tmp_path / "results")
+    pages, framed = assert_every_item_page_shows_the_prompt_sent(tmp_path / "results")
     assert pages > 0 or name not in ARMS_ON_PAGES
+    assert framed > 0 or name not in PASSAGES_FRAMED
     experiment.run(p)
     assert set(calls_made(tmp_path / "results").values()) == {0}
     manifests = {path: json.loads(path.read_text()) for path in (tmp_path / "results").glob("*/*/manifest.json")}

@@ -42,6 +42,15 @@ class DocumentSet:
     def n_distractors(self) -> int:
         return len(self.docs) - (1 if self.answerable else 0)
 
+    def answer_position(self, read: list | None = None) -> int | None:
+        """Where the answer passage sits among the numbered documents of a prompt: in the long context (`read`
+        None), or among the chunks a retrieval read (its first chunk of the answer document); None where the
+        prompt holds none of it (an unanswerable set, a retrieval that missed). The explorer frames it."""
+        if not self.answerable:
+            return None
+        ids = [d.id for d in self.docs] if read is None else [c.doc_id for c in read]
+        return ids.index(self.answer_id) if self.answer_id in ids else None
+
 
 def n_at_level(noise_pct: float, n_max: int) -> int:
     """Distractors at a noise level: p % of those that fill the budget, rounded half up."""

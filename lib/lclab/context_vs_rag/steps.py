@@ -74,15 +74,17 @@ class TrialSteps:
     def answer(self, sample: Sample, row: dict) -> dict:
         doc_set, method = sample.source, sample["method"]
         if method == "long_context":
-            return self._columns(self._complete(sample.input))
+            return self._columns(self._complete(sample.input)) | {"position": doc_set.answer_position()}
         chunks = {c.chunk_id: c for c in self.chunker.split(doc_set.docs)}
         read = [chunks[i] for i in row["retrieved"]]  # the chunks the retrieval step wrote down, in its order
         if method != "self_route":
-            return self._columns(self._complete(answer_prompt(read, doc_set.question, self.if_absent)))
+            return (self._columns(self._complete(answer_prompt(read, doc_set.question, self.if_absent)))
+                    | {"position": doc_set.answer_position(read)})
         first = self._complete(answer_prompt(read, doc_set.question, IF_ABSENT))
         routed = refusal_cue(first.text).value == 1.0
         final = self._complete(answer_prompt(doc_set.docs, doc_set.question, self.if_absent)) if routed else first
         return {**self._columns(final), "routed": routed, "route_reply": first.text,
+                "position": doc_set.answer_position(None if routed else read),
                 "prompt_tokens": (first.prompt_tokens or 0) + ((final.prompt_tokens or 0) if routed else 0)}
 
     def judge(self, sample: Sample, row: dict) -> dict:
