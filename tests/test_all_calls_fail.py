@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from lclab.experiments import experiments
 from lclab.models.fault_server import FaultServer
+from lclab.runs.notebooks import load_profile
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -30,8 +32,13 @@ def test_every_experiment_ends_a_run_whose_calls_all_fail_with_its_status_and_fi
     assert len(notebooks) >= 9
     halves = {tmp_path / "a": notebooks[0::2], tmp_path / "b": notebooks[1::2]}
     with FaultServer(always=400) as server:
+        # --model is the model under test; 00's generator is apart from it, so the profile names it too
+        profile = load_profile("smoke")
+        profile["00_make_qa_set"] = {**profile.get("00_make_qa_set", {}),
+                                     "generator_model": f"openai/fail@{server.base_url}"}
+        (tmp_path / "failing.yaml").write_text(yaml.safe_dump(profile))
         runs = {out: subprocess.Popen(
-            [sys.executable, "-m", "lclab.runs.notebooks", "--profile", "smoke", "--model",
+            [sys.executable, "-m", "lclab.runs.notebooks", "--profile", str(tmp_path / "failing.yaml"), "--model",
              f"openai/fail@{server.base_url}", *part], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONPATH": str(REPO / "lib"), "LCLAB_OUTPUT_DIR": str(out)}, cwd=REPO)
             for out, part in halves.items()}

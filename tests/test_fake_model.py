@@ -36,7 +36,7 @@ def fake_parameters(nb) -> dict:
     for name in defaults:
         if name == "judge_model":
             out[name] = JUDGE
-        elif name == "model":
+        elif name in ("model", "generator_model"):
             out[name] = ANSWERER
         elif name == "models":
             out[name] = [ANSWERER]

@@ -72,7 +72,7 @@ def test_several_needles_at_spread_depths_score_the_fraction_found(shared_cards)
 
 
 def test_low_overlap_questions_record_their_overlap_with_the_passage():
-    result = make_qa_set(QAParameters(model=SMALL, corpus="paul_graham", passage_chars=1200, n_passages=1,
+    result = make_qa_set(QAParameters(generator_model=SMALL, corpus="paul_graham", passage_chars=1200, n_passages=1,
                                       min_passage_chars=400, seed=0, max_workers=1, run_name="low", low_overlap=True))
     generated = result.items
     assert len(generated) == 1 and 0 <= generated["question_overlap"].iloc[0] <= 1

