@@ -19,7 +19,7 @@ from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, par
 from item_pages import assert_every_item_page_shows_the_prompt_sent
 from test_notebooks import assert_plan_counted_the_run, planned_calls
 
-ANSWERER, JUDGE = "fake/answerer", "fake/judge"
+ANSWERER, JUDGE, EMBEDDER = "fake/answerer", "fake/judge", "fake/words"
 # Each run's three passes on one thread beside the other worker (2026-11-27): the first loads of the embedder and
 # the haystacks' tokenizer are most of it. Only the order matters (conftest hands the longest out first).
 # The experiments whose every arm's answering prompt the issue asked to see on its item page (#68): they must have some.
@@ -38,6 +38,8 @@ def fake_parameters(nb) -> dict:
             out[name] = JUDGE
         elif name in ("model", "generator_model"):
             out[name] = ANSWERER
+        elif name == "embedder":  # retrieval's plumbing, not its quality: no embedding model to load
+            out[name] = EMBEDDER
         elif name == "models":
             out[name] = [ANSWERER]
     return out

