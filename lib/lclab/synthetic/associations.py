@@ -49,8 +49,9 @@ def needle_set() -> tuple[pd.DataFrame, tuple[str, ...]]:
     return pairs, names
 
 
-def _mentions(sentence: str, words: list[str]) -> bool:
-    return any(re.search(rf"\b{re.escape(w)}\b", sentence, re.I) for w in words)
+def _any_of(words: list[str]) -> re.Pattern:
+    """One pattern for "the sentence names any of these words" (a haystack's every sentence is asked)."""
+    return re.compile("|".join(rf"\b{re.escape(w)}\b" for w in words), re.I)
 
 
 def association_sample(task: str, i: int, budget: int, depth: float, corpus: str, seed: int, count,
@@ -64,7 +65,8 @@ def association_sample(task: str, i: int, budget: int, depth: float, corpus: str
     rng = random.Random(f"{seed}:association:{i}")  # one draw for both tasks: the literal control is paired
     name = rng.choice(names)
     needle = (pair.needle if task == "association" else pair.literal).format(name=name)
-    haystack = [s for s in filler(corpus, rng) if not _mentions(s, [*names, pair.keyword, pair.cue])]
+    named = _any_of([*names, pair.keyword, pair.cue])
+    haystack = [s for s in filler(corpus, rng) if not named.search(s)]
     build = lambda context: render("synthetic_association", context=context, question=pair.question,  # noqa: E731
                                    if_absent=if_absent)
     needles = [(depth, needle)] if answerable else []
