@@ -134,7 +134,7 @@ def _named_keys(prompt: str, rng: random.Random, words: str | None = None) -> di
 FAKE_DIMENSION = 64
 
 
-def fake_vectors(texts: list[str]) -> "np.ndarray":
+def fake_vectors(texts: list[str]):
     """`fake/NAME` as an embedder (tests only): each text a hashed bag of its lower-cased words, so texts sharing
     words are near (a retrieval test still finds the passage that words the question), in no time and with no
     model to load."""
