@@ -164,14 +164,12 @@ def read_at(items: pd.DataFrame, entailed_at: float) -> pd.DataFrame:
     the metrics at 0.5 kept beside them as `claims_<metric>_at_0.5`. Items without checks are left as they are."""
     if "claims_checks" not in items or entailed_at == ENTAILED_AT:
         return items
-    names = [m for group in METRICS.values() for m in group]
-    kept = {f"claims_{m}_at_0.5": items[f"claims_{m}"] for m in names if f"claims_{m}" in items}
+    names = [m for group in METRICS.values() for m in group if f"claims_{m}" in items]
     reread = [item_metrics(ClaimChecks(**checks), entailed_at) if isinstance(checks, dict) else {}
               for checks in items["claims_checks"]]
-    columns = {f"claims_{m}": [metrics.get(m, was) for metrics, was in zip(reread, kept.get(f"claims_{m}_at_0.5",
-                                                                                          [math.nan] * len(items)))]
-               for m in names}
-    return items.assign(**kept, **columns)
+    return items.assign(**{f"claims_{m}_at_0.5": items[f"claims_{m}"] for m in names},
+                        **{f"claims_{m}": [metrics.get(m, was) for metrics, was in zip(reread, items[f"claims_{m}"])]
+                           for m in names})
 
 
 def claim_metrics_table(items: pd.DataFrame, cluster: str, unit: str, reading=None) -> pd.DataFrame:
