@@ -60,6 +60,24 @@ def test_a_legend_over_the_data_is_moved_off_it_and_the_tests_fail_on_one_left(t
     plt.close(fig)
 
 
+def test_an_empty_legend_over_the_data_is_removed_not_laid_out_in_zero_columns(tmp_path, monkeypatch):
+    # 03's ROC panel when every labelled point is of one class: no curve, and a legend box with nothing in it.
+    import numpy as np
+    from lclab.figures import covered_points
+
+    monkeypatch.setenv("LCLAB_STRICT_FIGURES", "1")
+    grid = np.linspace(0, 1, 200)
+    fig, ax = plt.subplots()
+    ax.plot(*[a.ravel() for a in np.meshgrid(grid, grid)], ".")  # points everywhere, under any box
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    with pytest.warns(UserWarning, match="No artists with labels"):
+        ax.legend(loc="lower right")
+    assert covered_points(fig)
+    save_figure(fig, tmp_path / "empty-legend.png")
+    assert ax.get_legend() is None and covered_points(fig) == []
+    plt.close(fig)
+
+
 def test_a_text_over_an_error_bar_is_refused_and_the_effects_note_is_drawn_off_the_intervals(tmp_path, monkeypatch):
     import pandas as pd
     from lclab.depth_sweep.figure import _effects

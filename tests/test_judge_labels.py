@@ -50,19 +50,16 @@ def test_without_a_second_labeller_the_ceiling_is_left_empty():
     assert got["labellers_n"] == 0 and math.isnan(got["labellers_kappa"])
 
 
-@pytest.mark.model
-def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdicts(monkeypatch, shared_cards,
-                                                                                      tmp_path):
-    """The real 0.5B judges a few shipped texts of each kind (both classes); the card's verdicts are kept per judge,
-    so the second card makes no call; a label changed later is read at once, without judging again. The store is
-    the session's (`shared_cards`: the smoke runs read the same cards), so a card another test kept is read, not
-    judged again; either way every text's verdict must be in the store afterwards. The repo's shipped verdicts
-    are left out (test_shipped_cards.py reads them)."""
+def test_a_judge_card_reads_the_shipped_texts_once_per_judge_and_keeps_its_verdicts(monkeypatch, tmp_path):
+    """A judge reads a few shipped texts of each kind (both classes); the card's verdicts are kept per judge, so
+    the second card makes no call; a label changed later is read at once, without judging again. What is checked
+    is the store, so the deterministic fake judge reads (lclab.models.fake); the real 0.5B reading shipped texts
+    is test_shipped_cards.py's, and every smoke notebook's. The repo's shipped verdicts are left out."""
     from lclab.models import ACCOUNTING
     from lclab.scoring import judge_card as jc
 
     monkeypatch.setenv("LCLAB_SHIPPED_CARDS", str(tmp_path / "none-shipped"))
-    judge = "local/qwen2.5-coder-0.5b"
+    judge = "fake/judge"
     cards = {}
     for kind in ("answer_correct", "rag_relevance", "claim_support"):
         cards[kind] = first = jc.judge_card(judge, kind, n_texts=6, progress=False)

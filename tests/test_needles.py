@@ -1,5 +1,7 @@
-"""The harder needles, each at smoke size on the real 0.5B model: one shared haystack, distractors similar to the
-question, several needles at once, and low-overlap question generation."""
+"""The harder needles at smoke size: one shared haystack (counted in the real 0.5B's tokens), distractors similar to
+the question (ranked by the real embedder), several needles at once, and low-overlap question generation. What
+these check is what the lab does with replies (tables, fractions, overlaps), so the deterministic fake model
+answers and judges (lclab.models.fake); the smoke notebooks run the same code on the real 0.5B."""
 
 import pandas as pd
 import pytest
@@ -15,9 +17,8 @@ from lclab.qa import load_validated
 from lclab.text.corpus import corpus_dir
 
 pytestmark = [pytest.mark.model]
-SMALL = "local/qwen2.5-coder-0.5b"
-# the smoke profile's card texts, read once per session from the shared card store: not what these test
-SWEEP = dict(model=SMALL, judge_model=SMALL, corpus="paul_graham", qa_path="data/pg_qa/qa.csv", seed=0,
+SMALL, ANSWERER, JUDGE = "local/qwen2.5-coder-0.5b", "fake/answerer", "fake/judge"
+SWEEP = dict(model=ANSWERER, judge_model=JUDGE, corpus="paul_graham", qa_path="data/pg_qa/qa.csv", seed=0,
              max_workers=1, max_answer_tokens=12, card_texts=SMOKE_CARD_TEXTS)
 
 
@@ -48,7 +49,7 @@ def few_essays(tmp_path):
     return str(folder), str(tmp_path / "qa.csv")
 
 
-def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_essays, shared_cards):
+def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_essays):
     corpus, qa_path = few_essays
     result = run_depth_sweep(SweepParameters(**{**SWEEP, "corpus": corpus, "qa_path": qa_path}, n_qa=1,
                                              context_tokens=[600], depths=[50], run_name="similar",
@@ -63,7 +64,7 @@ def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_ess
     assert all(t.similarity > mean_similarity(t.question, pool, DEFAULT_EMBEDDER) + 0.1 for t in similar)
 
 
-def test_several_needles_at_spread_depths_score_the_fraction_found(shared_cards):
+def test_several_needles_at_spread_depths_score_the_fraction_found():
     result = run_depth_sweep(SweepParameters(**SWEEP, n_qa=2, context_tokens=[700], depths=[0], run_name="needles",
                                              needles=[1, 2]))
     table = result.tables["needles"]
@@ -72,7 +73,7 @@ def test_several_needles_at_spread_depths_score_the_fraction_found(shared_cards)
 
 
 def test_low_overlap_questions_record_their_overlap_with_the_passage():
-    result = make_qa_set(QAParameters(generator_model=SMALL, corpus="paul_graham", passage_chars=1200, n_passages=1,
+    result = make_qa_set(QAParameters(generator_model=ANSWERER, corpus="paul_graham", passage_chars=1200, n_passages=1,
                                       min_passage_chars=400, seed=0, max_workers=1, run_name="low", low_overlap=True))
     generated = result.items
     assert len(generated) == 1 and 0 <= generated["question_overlap"].iloc[0] <= 1

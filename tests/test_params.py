@@ -80,6 +80,18 @@ def test_run_all_refuses_a_bad_profile_in_one_line_before_any_model_is_assembled
         "each element must be within 0 to 100"]
 
 
+def test_the_plan_refuses_a_budget_smaller_than_an_answer_passage_in_one_line_naming_the_notebook(tmp_path):
+    # A valid number the inputs cannot meet (the first pair's passage is longer than 100 tokens): found by the
+    # plan, reported as the parameter errors are, not as a traceback.
+    profile = tmp_path / "short.yaml"
+    profile.write_text("01_lost_in_the_middle:\n  model: local/qwen2.5-coder-0.5b\n  context_tokens: [100]\n")
+    result = subprocess.run([sys.executable, "-m", "lclab.runs.notebooks", "--profile", str(profile), "--plan",
+                             "01_lost_in_the_middle"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "run_all.sh: 01_lost_in_the_middle: context budget of 100 tokens is smaller than the answer document")
+
+
 @pytest.mark.model
 def test_the_plan_counts_calls_and_tokens_without_calling_or_loading_a_model():
     from lclab.models import ACCOUNTING

@@ -156,6 +156,9 @@ def _legends_off_the_data(fig) -> None:
         legend = ax.get_legend()
         if legend is not None and covered_points(fig):
             handles, labels = ax.get_legend_handles_labels()
+            if not labels:  # an empty box (nothing labelled was drawn: e.g. one class only, no ROC curve)
+                legend.remove()
+                continue
             ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(3, len(labels)),
                       fontsize=legend.get_texts()[0].get_fontsize() if legend.get_texts() else None)
             fig.tight_layout()

@@ -30,10 +30,13 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
         fpr, tpr = roc_points(group["label"].astype(int), group[column])
         roc_ax.plot(fpr, tpr, SCORER_STYLES[row.scorer], color=colours[row.model], drawstyle="steps-post",
                     label=f"{row.model}, {row.scorer}: AUC {row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
+    if not roc_ax.lines:  # every model's labelled points of one class: no curve can be drawn
+        roc_ax.text(0.5, 0.5, "labelled points of one class only:\nno ROC curve", ha="center", va="center")
     roc_ax.plot([0, 1], [0, 1], ":", color="grey")
     roc_ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                title="ROC against the maintainer's labels (AUC [bootstrap 95 % CI])")
-    roc_ax.legend(loc="lower right", fontsize=7)
+    if roc_ax.get_legend_handles_labels()[1]:
+        roc_ax.legend(loc="lower right", fontsize=7)
     for (model, scorer), group in calibration.groupby(["model", "scorer"], sort=False):
         draw_reliability(cal_ax, group, f"{model}, {scorer}", fmt="o" + SCORER_STYLES[scorer], color=colours[model])
     cal_ax.set(ylabel="share labelled 'contains the golden response'",

@@ -2,11 +2,10 @@
 
     python -m lclab.runs.notebooks --profile smoke [--model SPEC] [NOTEBOOK ...]
 
-A profile is `params/<name>.yaml`: a mapping from notebook name (file stem) to its parameters, plus an optional
-`all` entry applied to every notebook that declares those parameters, and an optional `env` entry of environment
-variables. Unlike plain papermill, a parameter a notebook does not declare is an error, not a warning: a typo must
-not silently run defaults; and every value is checked against its declaration (`lclab.runs.params`) before any
-model is assembled or loaded.
+A profile is `params/<name>.yaml`: notebook name (file stem) -> its parameters, an optional `all` entry for every
+notebook that declares those parameters, and an optional `env` entry of environment variables. Unlike papermill, a
+parameter a notebook does not declare is an error (a typo must not silently run defaults), and every value is
+checked against its declaration (`lclab.runs.params`) before any model is assembled or loaded.
 """
 
 from __future__ import annotations
@@ -141,13 +140,6 @@ def execute(notebook: Path, params: dict, output: Path) -> float:
     return time.perf_counter() - started
 
 
-def notebook_labels(notebook: Path, params: dict) -> str | None:
-    """How wide the run's judged rate is once corrected by 30, 60, 120 labels (lclab.planning.design)."""
-    from ..planning.design import labels_line
-
-    return labels_line(notebook.stem, notebook_defaults(notebook) | params)
-
-
 def notebook_design(notebook: Path, params: dict, target: float = 0.10) -> str | None:
     """What the run's n can show, before it runs (lclab.planning.design), or None for a notebook with no design."""
     from ..planning.design import design_line
@@ -160,13 +152,19 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
     import pandas as pd
 
     from ..planning import machine
+    from ..planning.design import labels_line
     from ..planning.experiment_plan import plan_notebook
     from ..planning.plan import new_plan, plan_scope, plan_table, shown_plan, speed_factor
 
     machine.ensure_for(local_models_needed(plans))  # this machine's numpy figures, for models not probed yet
     new_plan()
     with plan_scope():  # one profile: a call one notebook prices is a cache hit for the next
-        rows = [r for nb, params in plans for r in plan_notebook(nb.stem, params, notebook_defaults(nb))]
+        rows = []
+        for nb, params in plans:
+            try:  # inputs a parameter cannot meet (a budget smaller than a passage): one line naming the notebook
+                rows += plan_notebook(nb.stem, params, notebook_defaults(nb))
+            except (ValueError, ContextLengthError) as err:
+                raise ParameterError(f"{nb.stem}: {err}") from err
     table = plan_table(rows)
     with pd.option_context("display.max_rows", 200, "display.width", 160, "display.max_colwidth", 40):
         print(f"plan of profile {profile!r} (no model was called; seconds: this machine's speeds, named below; "
@@ -182,7 +180,8 @@ def print_plan(plans: list[tuple[Path, dict]], profile: str, target: float = 0.1
         print(f"  cost for {model}: no price in params/prices.yaml (add the spec or its served name, e.g. "
               f"0 for a server of your own)")
     designs = [line for nb, params in plans if (line := notebook_design(nb, params, target))]
-    designs += [line for nb, params in plans if (line := notebook_labels(nb, params))]
+    # how wide each judged rate is once corrected by 30, 60, 120 labels
+    designs += [line for nb, params in plans if (line := labels_line(nb.stem, notebook_defaults(nb) | params))]
     if designs:
         print("\ndesign (what each run's n can show, before it runs):")
         print("\n".join(f"  {line}" for line in designs))
@@ -232,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plan:
         try:
             print_plan(plans, Path(args.profile).stem, args.target)
-        except (ParameterError, ContextLengthError) as err:  # a length a task cannot fill, or the window cannot hold
+        except (ParameterError, ContextLengthError) as err:  # a length the inputs or the window cannot hold
             print(f"run_all.sh: {scrub(str(err))}", file=sys.stderr)
             return 2
         return 0
