@@ -51,23 +51,28 @@ def isolated(tmp_path, monkeypatch):
     ACCOUNTING.reset()
 
 
-def across_workers(tmp_path_factory, name: str) -> Path:
-    """A folder of this test session shared by its pytest-xdist workers (their temp folders' parent), or this
-    process's own when there are none: what one worker embedded or had judged, the other reads."""
-    base = tmp_path_factory.getbasetemp()
-    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / f"shared-{name}"
-    folder.mkdir(exist_ok=True)
-    return folder
+def kept_across_runs(config, name: str) -> Path:
+    """A folder that outlives the test session, shared by its workers: pytest's own cache (.pytest_cache/d/<name>,
+    emptied by `./run_tests.sh --cache-clear`). What lands there is keyed by what made it (a request, a text, a
+    prompt), so a changed prompt is a miss, never a stale answer; it is what lets a warm rerun skip the real
+    model's work, while a fresh clone (CI) runs every call."""
+    return Path(config.cache.mkdir(f"lclab-{name}"))
 
 
 @pytest.fixture(scope="session")
-def embedding_cache(tmp_path_factory):
-    return across_workers(tmp_path_factory, "embeddings")  # one file per vector, written whole: safe to share
+def embedding_cache(request):
+    return kept_across_runs(request.config, "embeddings")  # one file per vector, written whole: safe to share
 
 
 @pytest.fixture(scope="session")
-def card_store(tmp_path_factory):
-    return across_workers(tmp_path_factory, "judge-cards")  # verdicts appended a line at a time, keyed by prompt
+def card_store(request):
+    return kept_across_runs(request.config, "judge-cards")  # verdicts appended a line at a time, keyed by prompt
+
+
+@pytest.fixture(scope="session")
+def model_call_cache(request):
+    """The smoke notebooks' model calls (one JSON file per request, written atomically: safe to share)."""
+    return kept_across_runs(request.config, "model-calls")
 
 
 @pytest.fixture

@@ -23,9 +23,12 @@ TYPICAL_SECONDS = {"pg_continuous": 150, "rag_validation": 140, "pg_discrete": 8
 
 
 @pytest.fixture
-def outputs(tmp_path, monkeypatch, shared_embeddings, shared_cards):
-    # The kernel is a separate process: redirect its outputs through the environment.
+def outputs(tmp_path, monkeypatch, shared_embeddings, shared_cards, model_call_cache):
+    # The kernel is a separate process: redirect its outputs through the environment. The model calls go to the
+    # cache kept across sessions, so a warm ./run_tests.sh repeats none (every notebook still runs end to end; a
+    # fresh clone, as in CI, makes every call on the real 0.5B).
     monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path / "out"))
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(model_call_cache))
     return tmp_path / "out"
 
 
@@ -129,9 +132,10 @@ def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_
     summary = pd.read_csv(out / "summary.csv")
     assert {"judge_acc", "judge_lo", "judge_hi", "match_acc"} <= set(summary.columns)
     cold = pd.read_csv(out / "accounting.csv").set_index("stage")
-    # Identical prompts (e.g. two depths landing on one position) are asked once.
+    # Identical prompts (e.g. two depths landing on one position) are asked once: at most one call per distinct
+    # prompt (none where the kept cache of an earlier session holds them: conftest.model_call_cache).
     assert cold.loc["answer", "calls"] + cold.loc["answer", "cache_hits"] == 6
-    assert cold.loc["answer", "calls"] >= 4
+    assert items["prompt_sha256"].nunique() >= 4 and cold.loc["answer", "calls"] <= items["prompt_sha256"].nunique()
 
     # Forget the finished rows (not the model cache): every call must now be a cache hit.
     (out / "items.jsonl").unlink()
@@ -288,7 +292,10 @@ def test_nli_answer_eval_smoke_run_reproduces_both_seed_tables_and_the_figure(ou
     out = outputs / "results" / "nli" / "smoke"
     timing = pd.read_csv(out / "timing.csv")
     assert timing.prompt.tolist() == ["separated", "probability"]
-    assert (timing.nli_calls > 0).all() and (timing.total_tokens == timing.input_tokens + timing.output_tokens).all()
+    # calls counted where made; where the kept cache of an earlier session answered them all, the table says its
+    # times are not model times
+    assert ((timing.nli_calls > 0) | timing.times_from.str.startswith("cache (no recorded run")).all()
+    assert (timing.total_tokens == timing.input_tokens + timing.output_tokens).all()
     auc = pd.read_csv(out / "summary.csv")
     assert len(auc) == 2 * 2 * 3 and {"auc", "auc_lo", "auc_hi", "unscored", "scorer"} <= set(auc.columns)
     cards = pd.read_csv(out / "reliability.csv")
@@ -315,7 +322,7 @@ def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
     assert 0 <= scores.loc["total", "score"] <= 1
     assert (outputs / "figures" / "rag_ifeval_smoke.png").stat().st_size > 10_000
     cold = pd.read_csv(out / "accounting.csv").set_index("stage")
-    assert cold.loc["rag_ifeval answer", "calls"] == 2
+    assert cold.loc["rag_ifeval answer", "calls"] + cold.loc["rag_ifeval answer", "cache_hits"] == 2
     run("07_rag_ifeval", outputs)
     warm = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert warm.loc["total", "calls"] == 0  # every sample resumed from its log row
