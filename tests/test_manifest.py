@@ -1,6 +1,6 @@
 """Every run writes what made it; the index lists runs; an item's prompt is rebuilt from the manifest and its hash
-checked against the one the row recorded (01 rebuilt from its parameters, 07 read from its samples file; on the
-real 0.5B model at smoke size)."""
+checked against the one the row recorded (01 rebuilt from its parameters on the real 0.5B model at smoke size, 07
+read from its samples file, answered by the fake model)."""
 
 import json
 
@@ -19,11 +19,11 @@ SMALL = "local/qwen2.5-coder-0.5b"
 
 def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly(shared_cards):
     # the smoke profile's card texts, from the session's card store: the judge's card is not what this test checks
-    result = run_depth_sweep(SweepParameters(model=SMALL, judge_model=SMALL, n_qa=1, context_tokens=[600],
+    result = run_depth_sweep(SweepParameters(model=SMALL, judge_model=SMALL, n_qa=1, context_tokens=[400],
                                              depths=[0, 100], run_name="m", max_answer_tokens=8,
                                              card_texts=SMOKE_CARD_TEXTS))
     m = read(result.dir)
-    assert m["status"] == "finished" and m["parameters"]["context_tokens"] == [600]
+    assert m["status"] == "finished" and m["parameters"]["context_tokens"] == [400]
     assert m["models"]["model"]["identity"]["model_sha256"].startswith("1d9614638d18")
     assert "llama.cpp tokenizer" in m["models"]["model"]["tokenizer"] and m["seeds"] == {"seed": 0}
     assert m["packages"]["llama-cpp-python"] == "0.3.36" and m["machine"]["cores"] >= 1
@@ -40,11 +40,12 @@ def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly(shared_
 
 
 def test_rag_ifeval_prompts_rebuild_exactly_with_a_shuffled_context(tmp_path):
-    result = run_models([SMALL], run_name="m", n_samples=2, shuffle_context=True, max_tokens=8)
+    # What is read back is the samples file, not the replies: the deterministic fake model answers.
+    result = run_models(["fake/answerer"], run_name="m", n_samples=2, shuffle_context=True, max_tokens=8)
     rows = result.data["rows"]
     # Read back from the samples file written before the calls, which holds each exact prompt and its order.
     assert all(prompt_sha256(rebuild_prompt(result.dir, r)) == r["prompt_sha256"] for r in rows)
-    written = [json.loads(line) for line in (result.dir / "qwen2.5-coder-0.5b.samples.jsonl").read_text().splitlines()]
+    written = [json.loads(line) for line in (result.dir / "answerer.samples.jsonl").read_text().splitlines()]
     assert [w["metadata"]["context"] for w in written] == [r["context"] for r in rows]
     options = Options().resolved()
     listed = {s.id: list(s.context) for s in load_samples(options.eval_path, load_documents(options.docs_path))}
