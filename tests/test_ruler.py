@@ -112,6 +112,11 @@ def test_vt_is_one_four_hop_chain_in_noise_after_a_one_shot_example(built):
     positions = [task.index(f"VAR {names[0]} = {value}")] + [task.index(f"VAR {b} = VAR {a}")
                                                              for a, b in zip(names, names[1:])]
     assert positions == sorted(positions) and "The grass is green." in task
+    # RULER's layout (its variable_tracking.py's noise haystack): the noise sentence and each statement a line each
+    lines = task.split("\n")[2:-1]
+    assert {line for line in lines if "VAR" not in line} == {NOISE}
+    assert [line for line in lines if "VAR" in line] == [f"VAR {names[0]} = {value}"] + [
+        f"VAR {b} = VAR {a} " for a, b in zip(names, names[1:])]
     assert task.rstrip().endswith(f"5 variables are assgined the value {value}, they are:")
     assert score(" ".join(names), names, "string_match_all").value == 1.0
     assert score(" ".join(names[:2]) + " XXXXX", names, "string_match_all").value == pytest.approx(0.4)

@@ -221,11 +221,14 @@ def _vt_chain(rng: random.Random, letters: int, hops: int = 4) -> tuple[list[str
 
 
 def _vt_prompt(rng: random.Random, budget: int, count, letters: int, prefix: str = ""):
+    """RULER's noise haystack for vt as its variable_tracking.py lays it out now: the noise sentence and each
+    statement a line of their own (lm-eval's port, and RULER before its essay haystack, joined them with spaces,
+    so a statement shared a line with the noise after it)."""
     names, chain, value = _vt_chain(rng, letters)
     depths = sorted(rng.uniform(0, 100) for _ in chain)
     build = lambda context: prefix + render("ruler_vt", context=context.replace(". \n", ".\n"), query=value,  # noqa: E731
                                             num_v=len(names))
-    prompt, tokens = fit([NOISE + "\n"] * (budget // 8 + 16), list(zip(depths, chain)), build, count, budget)
+    prompt, tokens = fit([NOISE] * (budget // 8 + 16), list(zip(depths, chain)), build, count, budget, joiner="\n")
     return prompt, tokens, names
 
 
