@@ -90,3 +90,21 @@ def test_the_ruler_table_at_4096_is_what_its_items_give():
         assert shown[task] == f"{value:.1f}", task
     assert shown[average["average"]] == (f"{average['mean_x100']:.1f} [{average['lo_x100']:.1f}, "
                                          f"{average['hi_x100']:.1f}]")
+
+
+def test_the_vt_rerun_on_rulers_current_layout_is_what_its_items_give():
+    """vt again on the same 4 haystacks (the same chains; only the layout changed): its cell and the paired
+    difference from the 13-task run's vt cell, as the docs quote them."""
+    from lclab.synthetic.ruler_tables import ruler_average
+
+    again = pd.read_json(RUNS / "ruler-vt" / "result_items.jsonl", lines=True, precise_float=True)
+    before = pd.read_json(RUNS / "ruler" / "result_items.jsonl", lines=True, precise_float=True)
+    before = before[before["task"] == "vt"]
+    paired = again[["cluster", "targets", "score"]].merge(before[["cluster", "targets", "score"]], on="cluster",
+                                                           suffixes=("", "_before"))
+    assert len(paired) == 4 and (paired["targets"] == paired["targets_before"]).all()
+    cell = ruler_average(again)["ruler_by_task"].set_index("task").loc["vt", 4096]
+    text = (REPO / "docs" / "long-contexts.md").read_text(encoding="utf-8")
+    assert (f"vt on RULER's current layout: {cell:.1f}" in text
+            and f"paired difference {100 * (paired['score'] - paired['score_before']).mean():+.1f}" in text)
+
