@@ -31,7 +31,7 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
         roc_ax.plot(fpr, tpr, SCORER_STYLES[row.scorer], color=colours[row.model], drawstyle="steps-post",
                     label=f"{row.model}, {row.scorer}: AUC {row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
     if not roc_ax.lines:  # every model's labelled points of one class: no curve can be drawn
-        roc_ax.text(0.5, 0.5, "labelled points of one class only:\nno ROC curve", ha="center", va="center")
+        roc_ax.text(0.35, 0.8, "labelled points of one class only:\nno ROC curve", ha="center", va="center")
     roc_ax.plot([0, 1], [0, 1], ":", color="grey")
     roc_ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                title="ROC against the maintainer's labels (AUC [bootstrap 95 % CI])")
