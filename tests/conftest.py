@@ -1,5 +1,6 @@
-"""Shared fixtures. Every test gets its own model-call cache and output folder, so tests
-never read each other's cached replies and never touch the committed figures."""
+"""Shared fixtures. Every test gets its own model-call cache and output folder, so tests never read each other's
+cached replies and never touch the committed figures; the smoke notebooks alone share a cache kept across sessions
+(`model_call_cache`: keyed by the request, so what one reads is what any cold run would be answered)."""
 
 from __future__ import annotations
 
