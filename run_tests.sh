@@ -21,5 +21,6 @@ browser=$(scripts/browser.sh --background)
 # One pytest worker per core, up to 4 (pytest-xdist; LCLAB_TEST_WORKERS=0 runs in one process): each computes on
 # its share of the cores (tests/conftest.py), so one test's Python overlaps another's model calls. A module's
 # tests go to one worker (conftest's scheduler), in the order conftest gives them (--no-loadscope-reorder).
+echo "set-up: ${SECONDS} s before the tests start"
 workers=${LCLAB_TEST_WORKERS:-$(( $(nproc) < 4 ? $(nproc) : 4 ))}
 .venv/bin/python -m pytest -n "$workers" --dist loadscope --no-loadscope-reorder "$@"

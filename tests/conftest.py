@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -57,7 +58,13 @@ def kept_across_runs(config, name: str) -> Path:
     emptied by `./run_tests.sh --cache-clear`). What lands there is keyed by what made it (a request, a text, a
     prompt), so a changed prompt is a miss, never a stale answer; it is what lets a warm rerun skip the real
     model's work, while a fresh clone (CI) runs every call."""
-    return Path(config.cache.mkdir(f"lclab-{name}"))
+    if getattr(config, "cache", None) is not None:
+        return Path(config.cache.mkdir(f"lclab-{name}"))
+    # `-p no:cacheprovider`: nothing outlives the session, but its workers still share one folder (a fresh clone)
+    session = os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
+    folder = Path(tempfile.gettempdir()) / f"lclab-tests-{session}" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture(scope="session")
@@ -284,9 +291,21 @@ BROWSER_SKIP = "no Chromium"
 _browser_skips: list[str] = []
 
 
+# The workers' time, split into the tests that need a model (marked `model`) and the quick rest; printed at the end
+# (benchmarks/fresh_clone.sh reads the line).
+_test_seconds = {"model": 0.0, "quick": 0.0}
+
+
 def pytest_runtest_logreport(report):
     if report.skipped and BROWSER_SKIP in str(report.longrepr):
         _browser_skips.append(report.nodeid)
+    _test_seconds["model" if "model" in report.keywords else "quick"] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        terminalreporter.write_line(f"test time (the workers' sum): model tests {_test_seconds['model']:.0f} s, "
+                                    f"quick tests {_test_seconds['quick']:.0f} s")
 
 
 def browser_installable() -> bool:
