@@ -69,3 +69,25 @@ def test_a_pair_that_fails_a_check_is_asked_again_naming_it_up_to_the_asks_allow
     assert asked["qa_generation again"] == (MAX_ASKS - 1, MAX_ASKS - 1)  # each conversation built and found
     assert pairs[0] == {"question": pair["question"], "answer": pair["answer"]}
     assert cached("fake/answerer", generation_prompt(passage), GENERATION) is not None
+
+
+def test_a_pair_asked_again_is_priced_after_the_first_turn_a_local_model_still_holds(tmp_path, monkeypatch):
+    """One passage at a time, the embedded model still holds a conversation's first turn (the generation prompt)
+    when the pair is asked again: the plan prices only what follows it. With passages asked concurrently it holds
+    another passage's prompt: every token is read. Same calls and tokens either way, not the same time."""
+    from lclab.qa.planned import planned_generation
+    from lclab.text.corpus import Document
+
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))  # nothing cached: the asked-again calls are estimated
+    text = ("The committee met in the old library every Tuesday. It kept the minutes in a green ledger, and the "
+            "treasurer read the accounts aloud before any vote was taken. ") * 6
+    passages = [Document(f"d{i}", text.replace("Tuesday", day), f"f{i}.txt")
+                for i, day in enumerate(("Monday", "Tuesday", "Friday"))]
+
+    def asked_again(workers):
+        rows, _ = planned_generation("nb", "make_qa_set", "local/qwen2.5-coder-0.5b", passages, workers=workers)
+        return next(r for r in rows if r["gateway_stage"] == "qa_generation again")
+
+    alone, concurrent = asked_again(1), asked_again(2)
+    assert alone["calls"] == concurrent["calls"] > 0 and alone["prompt_tokens"] == concurrent["prompt_tokens"]
+    assert alone["seconds"] < 0.8 * concurrent["seconds"]

@@ -19,7 +19,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
     p = declared(Parameters, given)
     pool = passages(load_corpus(p.corpus), p.passage_chars)
     chosen = sample_passages(pool, p.n_passages, p.min_passage_chars, p.seed)
-    rows, _ = planned_generation(notebook, EXPERIMENT, p.generator_model, chosen, p.low_overlap)
+    rows, _ = planned_generation(notebook, EXPERIMENT, p.generator_model, chosen, p.low_overlap, p.max_workers)
     return [named(rows[0], f"qa_generation, {drawn_from(chosen)}"), *rows[1:]]
 
 

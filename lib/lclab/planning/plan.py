@@ -107,13 +107,15 @@ def _shared_prefix_tokens(model: str, before, prompt) -> int:
 
 
 def planned_answers(notebook: str, stage: str, model: str, prompts: list, request: Request,
-                    reuse_prefix: bool = False, reply: float | None = None) -> list[dict]:
+                    reuse_prefix: bool = False, reply: float | None = None, held: list | None = None) -> list[dict]:
     """One plan row: an answer per prompt, each looked up in the cache and counted at its own length.
 
     `reuse_prefix`: the prompts are sent one at a time, in this order, to a local model, which keeps the
-    prefix a prompt shares with the one before it and reads only the rest. `request`: the run's own request
-    for these calls (the same object, so the cache lookup is the run's key). `reply`: the tokens of a reply not
-    cached (what earlier runs measured, lclab.planning.stages), else the request's budget."""
+    prefix a prompt shares with the one before it and reads only the rest. `held`: instead, per prompt, what the
+    model read just before it (another stage's prompt: a conversation's first turn), its shared prefix not read
+    again. `request`: the run's own request for these calls (the same object, so the cache lookup is the run's
+    key). `reply`: the tokens of a reply not cached (what earlier runs measured, lclab.planning.stages), else the
+    request's budget."""
     hits = [cached(model, p, request) for p in prompts]
     # A call that an earlier notebook or stage of the plan being made has priced is in the cache when this runs.
     again = [hit is None and priced_before(model, p, request) for p, hit in zip(prompts, hits)]
@@ -124,9 +126,10 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, reques
     # Time is spent on the prompts not cached, at their own lengths (one long prompt costs more than
     # several short ones of the same total), less what the previous call left in the KV cache.
     todo, previous = [], None
-    for prompt, n, hit, repeat in zip(prompts, lengths, hits, again):
+    for i, (prompt, n, hit, repeat) in enumerate(zip(prompts, lengths, hits, again)):
+        before = held[i] if held is not None else previous if reuse_prefix else None
         if hit is None and not repeat:
-            kept = _shared_prefix_tokens(model, previous, prompt) if reuse_prefix and previous else 0
+            kept = _shared_prefix_tokens(model, before, prompt) if before else 0
             todo.append((n, min(kept, n)))
             previous = prompt
     return [row(notebook, stage, model, len(prompts), len(done) + sum(again), sum(lengths), answered_tokens, todo,

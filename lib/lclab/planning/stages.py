@@ -130,14 +130,14 @@ def text_tokens(model: str, texts: list[str]) -> float:
 
 
 def estimated(notebook: str, stage: str, model: str, prompts: list[float], reply: float, source: str,
-              repeated: float = 0.0, request: Request | None = None) -> dict:
+              repeated: float = 0.0, request: Request | None = None, kept: list[float] | None = None) -> dict:
     """A plan row for calls whose prompts are priced, not built: `prompts` holds each call's prompt tokens
     (template_prompt_tokens), `reply` each reply's tokens, `source` where that reply size comes from;
     `repeated` the share expected to repeat a prompt already asked (answered from the cache, no time);
     `request` the run's request for these calls (a response format, logprobs and the budget price a reply:
-    plan.row)."""
+    plan.row); `kept` per call the tokens of its prompt a local model still holds from the call before."""
     repeats = round(len(prompts) * repeated)
-    todo = [(round(n), 0) for n in prompts]
+    todo = [(round(n), round(min(k, n))) for n, k in zip(prompts, kept or [0] * len(prompts))]
     return row(notebook, f"{stage} (estimated; replies: {source})", model, len(prompts), repeats, sum(prompts),
                reply * len(prompts), todo[:len(todo) - repeats] if repeats else todo, request)
 
@@ -251,8 +251,8 @@ def cached_answers(model: str, prompts: list, request: Request) -> list[str | No
 
 
 def planned_replies(notebook: str, experiment: str, stage: str, model: str, prompts: list, request: Request,
-                    reuse_prefix: bool = False) -> dict:
+                    reuse_prefix: bool = False, held: list | None = None) -> dict:
     """A first stage's calls (`planned_answers`: exact prompts, looked up in the cache under the run's `request`),
     each reply not cached priced at what earlier runs measured for the stage (else at the request's budget)."""
     reply, _ = reply_tokens(experiment, stage, model, request.max_tokens)
-    return planned_answers(notebook, stage, model, prompts, request, reuse_prefix, reply=reply)[0]
+    return planned_answers(notebook, stage, model, prompts, request, reuse_prefix, reply=reply, held=held)[0]
