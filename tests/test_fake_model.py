@@ -17,7 +17,7 @@ from lclab.runs.declared import declared
 from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
 
 from item_pages import assert_every_item_page_shows_the_prompt_sent
-from test_notebooks import assert_plan_counted_the_run, planned_calls
+from test_notebooks import SYNTHETIC_TASKS, assert_plan_counted_the_run, assert_synthetic_tables, planned_calls
 
 ANSWERER, JUDGE, EMBEDDER = "fake/answerer", "fake/judge", "fake/words"
 # The experiments whose every arm's answering prompt the issue asked to see on its item page (#68): they must have some.
@@ -139,3 +139,16 @@ def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make
         assert [r["calls"] for r in after["rescores"]] == [0]
     assert (tmp_path / "results" / "index.csv").read_text() == index
     assert ANSWERER in json.dumps(list(manifests.values()))
+
+
+@pytest.mark.slow  # after the llama-server build, as the test above
+def test_every_synthetic_task_writes_its_tables_on_the_fake_model(tmp_path):
+    """09's tables for all seven tasks at the smoke profile's sizes: what the lab does with the replies (scores,
+    unanswerable haystacks, closed-book arm, association gap) is plumbing; the real model's smoke run asks three
+    of the tasks (test_notebooks.py)."""
+    experiment = get("synthetic")
+    nb = NOTEBOOKS / f"{experiment.notebook_stem}.ipynb"
+    experiment.run(declared(experiment.parameters, notebook_defaults(nb) | fake_parameters(nb) | {
+        "tasks": SYNTHETIC_TASKS}))
+    (out,) = (tmp_path / "results" / "synthetic").glob("*/items.jsonl")
+    assert_synthetic_tables(out.parent, SYNTHETIC_TASKS)

@@ -1,42 +1,13 @@
-"""Every run writes what made it; the index lists runs; an item's prompt is rebuilt from the manifest and its hash
-checked against the one the row recorded (01 rebuilt from its parameters on the real 0.5B model at smoke size, 07
-read from its samples file, answered by the fake model)."""
+"""An item's prompt is rebuilt from the run's samples file and its hash checked against the one the row recorded
+(07, answered by the fake model); a log several runs write keeps each run's samples. A manifest on the real 0.5B
+(01 rebuilt from its parameters, the index listing the run) is read from 01's smoke run:
+test_notebooks.assert_the_run_is_recorded."""
 
 import json
 
-import pytest
-from conftest import SMOKE_CARD_TEXTS
-from lclab.depth_sweep import run_depth_sweep
-from lclab.depth_sweep.parameters import Parameters as SweepParameters
 from lclab.models import prompt_sha256
 from lclab.rag_ifeval import Options, load_documents, load_samples, run_models
-from lclab.runs.index import run_index
-from lclab.runs.manifest import read, rebuild_prompt
-
-pytestmark = [pytest.mark.model]
-SMALL = "local/qwen2.5-coder-0.5b"
-
-
-def test_a_depth_sweep_writes_a_manifest_and_its_prompts_rebuild_exactly(shared_cards):
-    # the smoke profile's card texts, from the session's card store: the judge's card is not what this test checks
-    result = run_depth_sweep(SweepParameters(model=SMALL, judge_model=SMALL, n_qa=1, context_tokens=[400],
-                                             depths=[0, 100], run_name="m", max_answer_tokens=8,
-                                             card_texts=SMOKE_CARD_TEXTS))
-    m = read(result.dir)
-    assert m["status"] == "finished" and m["parameters"]["context_tokens"] == [400]
-    assert m["models"]["model"]["identity"]["model_sha256"].startswith("1d9614638d18")
-    assert "llama.cpp tokenizer" in m["models"]["model"]["tokenizer"] and m["seeds"] == {"seed": 0}
-    assert m["packages"]["llama-cpp-python"] == "0.3.36" and m["machine"]["cores"] >= 1
-    assert "judge_correct" in m["prompts"] and m["accounting"]["calls"] >= 2 and m["wall_s"] > 0
-    # the headline is read by the judge's card: its corrected rate, or the string match where it cannot tell
-    assert m["headline"]["metric"].startswith(("answer correct, all cells", "string match, all cells"))
-    assert m["headline"]["judge"] == f"{SMALL} (self-judged)" and m["n_items"] == 2
-    assert m["accounting_to_date"]["invocations"] == 1 and m["accounting_to_date"]["calls"] == m["accounting"]["calls"]
-    for row in result.items.to_dict("records"):
-        assert prompt_sha256(rebuild_prompt(result.dir, row)) == row["prompt_sha256"]
-    index = run_index()
-    assert index.loc[index["experiment"] == "depth_sweep", "run"].tolist() == ["m"]
-    assert index.loc[index["experiment"] == "depth_sweep", "calls_to_date"].tolist() == [m["accounting"]["calls"]]
+from lclab.runs.manifest import rebuild_prompt
 
 
 def test_rag_ifeval_prompts_rebuild_exactly_with_a_shuffled_context(tmp_path):

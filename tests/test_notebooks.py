@@ -5,6 +5,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from lclab import paths
+from lclab.models import prompt_sha256
+from lclab.runs.index import run_index
+from lclab.runs.manifest import read as read_manifest, rebuild_prompt
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 from lclab.runs.rescore import rescore, snapshot
 from conftest import SMOKE_CARD_TEXTS
@@ -114,10 +118,34 @@ def assert_rescores_without_a_call(out, timed: tuple = ()):
     assert after["rescores"][-1]["calls"] == 0 and len(after["rescores"]) == len(run.get("rescores", [])) + 1
 
 
-def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_no_calls(outputs):
+def assert_the_run_is_recorded(out, items, monkeypatch) -> None:
+    """A run's manifest says what made it (the real 0.5B's weights and tokenizer, the seeds, the packages, the
+    machine), the index lists the run, and every item's prompt is rebuilt from the manifest to the hash its row
+    recorded. Read from 01's smoke run, the first of its folder (no depth sweep of its own)."""
+    m = read_manifest(out)
+    assert m["status"] == "finished" and m["parameters"]["context_tokens"] == [400]
+    assert m["models"]["model"]["identity"]["model_sha256"].startswith("1d9614638d18")
+    assert "llama.cpp tokenizer" in m["models"]["model"]["tokenizer"] and m["seeds"] == {"seed": 0}
+    assert m["packages"]["llama-cpp-python"] == "0.3.36" and m["machine"]["cores"] >= 1
+    asked = m["accounting"]["calls"] + m["accounting"]["cache_hits"]  # made, or from the kept cache
+    assert "judge_correct" in m["prompts"] and asked >= 2 and m["wall_s"] > 0
+    # the headline is read by the judge's card: its corrected rate, or the string match where it cannot tell
+    assert m["headline"]["metric"].startswith(("answer correct, all cells", "string match, all cells"))
+    assert m["headline"]["judge"] == "local/qwen2.5-coder-0.5b (self-judged)" and m["n_items"] == len(items)
+    assert m["accounting_to_date"]["invocations"] == 1 and m["accounting_to_date"]["calls"] == m["accounting"]["calls"]
+    for row in items.to_dict("records"):
+        assert prompt_sha256(rebuild_prompt(out, row)) == row["prompt_sha256"]
+    monkeypatch.setattr(paths, "RESULTS", out.parents[1])
+    index = run_index()
+    assert index.loc[index["experiment"] == "depth_sweep", "run"].tolist() == ["smoke"]
+    assert index.loc[index["experiment"] == "depth_sweep", "calls_to_date"].tolist() == [m["accounting"]["calls"]]
+
+
+def test_depth_sweep_smoke_run_writes_results_and_figure_and_a_warm_rerun_makes_no_calls(outputs, monkeypatch):
     run("01_lost_in_the_middle", outputs)
     out = outputs / "results" / "depth_sweep" / "smoke"
     items = pd.read_json(out / "items.jsonl", lines=True)
+    assert_the_run_is_recorded(out, items, monkeypatch)
     assert len(items) == 2 * 1 * 3  # n_qa x lengths x depths
     assert set(items["depth"]) == {0, 50, 100}
     assert (items["prompt_tokens"] <= 400).all()  # the budget covers the chat template too
@@ -329,37 +357,53 @@ def test_rag_ifeval_smoke_run_scores_logs_and_rescores_from_the_cache(outputs):
     assert_rescores_without_a_call(out)  # rule-scored
 
 
-def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs, monkeypatch, tmp_path):
-    run("09_synthetic_tasks", outputs)
-    out = outputs / "results" / "synthetic" / "smoke"
+# 09's tasks by what their haystacks can be: the tasks with an unanswerable haystack of their own (every task but
+# those that ask about the whole text), and those with a closed-book question (every task but common_words).
+SYNTHETIC_TASKS = ["needle_single", "needle_multikey", "variables", "common_words", "qa", "association",
+                   "association_literal"]
+CAN_BE_ABSENT = {"needle_single", "needle_multikey", "qa", "association", "association_literal"}
+
+
+def assert_synthetic_tables(out, tasks: list[str]) -> None:
+    """09's tables for a run of `tasks` at the smoke profile's sizes (one haystack a task, unanswerable_share 0.5,
+    closed-book on, 400 tokens): every sample scored by its rule without a judge, the unanswerable haystacks and
+    the closed-book arm where each task has them. The real model's run asks some of the tasks (the smoke profile),
+    the fake model's every task (tests/test_fake_model.py)."""
     every = pd.read_json(out / "items.jsonl", lines=True)
     items = every[every["answerable"]]
-    assert sorted(items["task"]) == ["association", "association_literal", "common_words", "needle_multikey",
-                                     "needle_single", "qa", "variables"]
+    assert sorted(items["task"]) == sorted(tasks)
     assert every["score"].between(0, 1).all() and (every["prompt_tokens"] <= 400).all()
     # unanswerable_share 0.5: one haystack more for every task a text can fail to answer, scored by the rule
     absent = every[~every["answerable"]]
-    assert sorted(absent["task"]) == ["association", "association_literal", "needle_multikey", "needle_single", "qa"]
+    assert sorted(absent["task"]) == sorted(CAN_BE_ABSENT.intersection(tasks))
     assert absent["abstained"].eq(absent["score"]).all()
     abstention = pd.read_csv(out / "abstention.csv")
     assert set(abstention["task"]) == set(absent["task"]) and abstention["unanswerable_units"].eq(1).all()
-    overlap = every.dropna(subset=["question_overlap"]).groupby("task")["question_overlap"].max()
-    assert overlap["association"] == 0 < overlap["association_literal"]  # measured per item
-    assert len(pd.read_csv(out / "association_gap.csv")) == 1
+    if {"association", "association_literal"} <= set(tasks):
+        overlap = every.dropna(subset=["question_overlap"]).groupby("task")["question_overlap"].max()
+        assert overlap["association"] == 0 < overlap["association_literal"]  # measured per item
+        assert len(pd.read_csv(out / "association_gap.csv")) == 1
     written = [json.loads(line) for line in (out / "items.samples.jsonl").read_text().splitlines()]
-    assert len(written) == 12 and all(s["input"] for s in written)  # on disk before the calls
+    assert len(written) == len(every) and all(s["input"] for s in written)  # on disk before the calls
     assert all(s["target"] for s in written if s["metadata"]["answerable"])
     accounting = pd.read_csv(out / "accounting.csv").set_index("stage")
     assert set(accounting.index) == {"answer", "total"}  # no judge
     # The closed-book arm: one question per haystack with text to read (not common_words), no text at all.
     closed = pd.read_json(out / "closed_book.jsonl", lines=True)
-    assert sorted(closed["task"]) == ["association", "association_literal", "needle_multikey", "needle_single", "qa",
-                                      "variables"]
+    assert sorted(closed["task"]) == sorted(t for t in tasks if t != "common_words")
     assert (closed["context_tokens"] == 0).all() and (closed["prompt_tokens"] < 120).all()
     gain = pd.read_csv(out / "reading_gain.csv")  # a needle task's tables name its value kind (never pooled)
     assert set(gain["task"]) == {t + "/numbers" if t.startswith("needle") else t for t in closed["task"]}
     assert gain["haystacks"].eq(1).all()
     assert np.allclose(gain["gain"], gain["with_text"] - gain["closed_book"])
+
+
+def test_synthetic_tasks_smoke_run_scores_every_sample_without_a_judge(outputs, monkeypatch, tmp_path):
+    run("09_synthetic_tasks", outputs)
+    out = outputs / "results" / "synthetic" / "smoke"
+    tasks = parameters_for(NOTEBOOKS / "09_synthetic_tasks.ipynb", load_profile("smoke"))["tasks"]
+    assert set(tasks) <= set(SYNTHETIC_TASKS) and CAN_BE_ABSENT & set(tasks)  # the real model refuses, or not
+    assert_synthetic_tables(out, tasks)  # every task's tables: tests/test_fake_model.py
     assert (outputs / "figures" / "synthetic_smoke.png").stat().st_size > 10_000
     assert not list(NOTEBOOKS.glob("kernel-ipc*"))  # the kernel's sockets live in a temp folder, not beside it
     assert_rescores_without_a_call(out)  # string-match scored
