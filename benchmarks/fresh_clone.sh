@@ -4,13 +4,7 @@
 # set-up, quick and model tests' and total times and pytest's slowest tests; the clone is left for inspection.
 #
 #   benchmarks/fresh_clone.sh [PYTEST_ARGS ...]     e.g. benchmarks/fresh_clone.sh -x
-set -uo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-mkdir -p "$work/home"
-git clone -q "$repo" "$work/clone" && cd "$work/clone" || exit 1
-export HOME="$work/home"
-unset XDG_CACHE_HOME LCLAB_WHEEL_DIR
+source "$(dirname "$0")/fresh_home.sh"
 start=$(date +%s)
 ./run_all.sh --plan > "$work/plan.log" 2>&1; plan_rc=$?
 planned=$(date +%s)

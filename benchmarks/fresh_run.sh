@@ -6,13 +6,7 @@
 # for the test command.
 #
 #   benchmarks/fresh_run.sh [RUN_ALL_ARGS ...]     e.g. benchmarks/fresh_run.sh --profile smoke
-set -uo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-mkdir -p "$work/home"
-git clone -q "$repo" "$work/clone" && cd "$work/clone" || exit 1
-export HOME="$work/home"
-unset XDG_CACHE_HOME LCLAB_WHEEL_DIR LCLAB_CACHE_DIR LCLAB_OUTPUT_DIR LCLAB_CARD_DIR LCLAB_EMBEDDING_CACHE_DIR
+source "$(dirname "$0")/fresh_home.sh"
 profile=default
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[$i]}" = --profile ] && profile=${args[$((i + 1))]}; done
