@@ -26,3 +26,4 @@ if(NOT COMMAND lclab_server_tools_quick_build)
   # Deferred to the end of the top directory: the targets exist only once every subdirectory is read.
   cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL lclab_server_tools_quick_build)
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/llama_core_unity.cmake)  # llama as the wheel configured it

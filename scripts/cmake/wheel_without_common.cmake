@@ -4,3 +4,4 @@
 # the wheel's compile. llama-server needs them: scripts/build_llama_server.sh configures the same tree again
 # without this file, and compiles them then.
 set(LLAMA_BUILD_COMMON OFF CACHE BOOL "Build llama.cpp common library" FORCE)
+include(${CMAKE_CURRENT_LIST_DIR}/llama_core_unity.cmake)
