@@ -62,6 +62,19 @@ def test_token_counting_uses_the_models_tokenizer_and_chat_template():
     assert count_prompt_tokens(SMALL_MODEL, prompt) == reply.prompt_tokens  # exact, as llama.cpp counts
 
 
+def test_a_text_counted_again_is_not_tokenized_again_and_counts_the_same(monkeypatch):
+    from lclab.models import backend_for
+
+    backend, texts = backend_for(SMALL_MODEL), ["Rome is in Italy. " * 40, "Rome is in Italy. " * 41]
+    fresh = [len(backend._vocab.tokenize(t.encode(), add_bos=False, special=False)) for t in texts]
+    assert [count_tokens(SMALL_MODEL, t) for t in texts] == fresh
+    tokenized = []
+    real = backend._vocab.tokenize
+    monkeypatch.setattr(backend._vocab, "tokenize", lambda *a, **k: tokenized.append(a) or real(*a, **k))
+    assert [count_tokens(SMALL_MODEL, t) for t in texts] == fresh and not tokenized
+    assert count_prompt_tokens(SMALL_MODEL, texts[0]) > fresh[0] and len(tokenized) == 1  # the template: a new text
+
+
 def test_a_prompt_beyond_the_context_window_is_refused_before_any_work(monkeypatch):
     from lclab.models import reset_backend_registry
 

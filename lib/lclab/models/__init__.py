@@ -8,7 +8,8 @@ What lives behind the door, one module each:
     gateway.py       complete(): cache, retries, structured output, accounting around one backend call
     request.py       Request: what one call asks besides its prompt, and the cache key it makes
     protocol.py      the Backend protocol every backend implements (Settings in, RawReply out)
-    llama.py         llama.cpp in-process (the embedded models, any GGUF file)
+    llama.py         llama.cpp in-process (the embedded models, any GGUF file); its settings in
+                     llama_engine.py, its logits read in llama_logits.py
     remote.py        any OpenAI-compatible endpoint
     hf.py            a transformers model directory
     specs.py         model spec strings -> which backend, which endpoint

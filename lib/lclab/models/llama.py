@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import threading
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from .errors import ContextLengthError, LogprobsUnavailableError
 from .llama_engine import LLAMA_DEFAULTS, engine_settings, llama_threads, quiet_stderr
+from .llama_logits import piece as _piece, top_pairs as _top_pairs
 from .local_models import EMBEDDED_MODELS, assembled, file_sha256, resolve_local, tokenizer_twin
 from .protocol import RawReply, Settings, chat_kwargs
 
@@ -48,6 +50,7 @@ class LocalBackend:
         self.n_ctx = int(os.environ.get("LCLAB_N_CTX", "8192"))
         self._embedded = EMBEDDED_MODELS.get(spec.model)
         self._vocabs: dict[str, object] = {}
+        self._counted: dict[tuple, int] = {}  # (vocabulary file, special, digest of the text) -> tokens
         if self._embedded is None:
             self.path = resolve_local(spec.model)  # a .gguf path: checked now
 
@@ -131,7 +134,16 @@ class LocalBackend:
     def count_tokens(self, text: str) -> int:
         if self._vocab_path is None:
             return len(self._approximate.encode(text, disallowed_special=()))
-        return len(self._vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return self._count(text, special=False)
+
+    def _count(self, text: str, special: bool) -> int:
+        """Tokens of `text` under the vocabulary file, remembered: a plan or a budget search counts the same
+        passages and prompts again and again (a third of a plan's counting), and llama.cpp reads ~1 MB/s here."""
+        data = text.encode("utf-8")
+        key = (str(self._vocab_path), special, hashlib.blake2b(data, digest_size=16).digest())
+        if (n := self._counted.get(key)) is None:
+            n = self._counted[key] = len(self._vocab.tokenize(data, add_bos=False, special=special))
+        return n
 
     @cached_property
     def _chat_formatter(self):
@@ -156,7 +168,7 @@ class LocalBackend:
             return None
         a, b = (self._chat_formatter(messages=m).prompt for m in (before, messages))
         common = os.path.commonprefix([a, b])
-        return len(self._vocab.tokenize(common.encode("utf-8"), add_bos=False, special=True)) if common else 0
+        return self._count(common, special=True) if common else 0
 
     def count_prompt_tokens(self, messages: list[dict]) -> int:
         """Tokens of the prompt exactly as the model reads it: the GGUF's chat template applied."""
@@ -164,8 +176,7 @@ class LocalBackend:
             return sum(self.count_tokens(m["content"]) + 5 for m in messages) + 3
         if self._chat_formatter is None:
             return sum(self.count_tokens(m["content"]) for m in messages)
-        prompt = self._chat_formatter(messages=messages).prompt
-        return len(self._vocab.tokenize(prompt.encode("utf-8"), add_bos=False, special=True))
+        return self._count(self._chat_formatter(messages=messages).prompt, special=True)
 
     def _first_token(self, messages: list[dict], settings: Settings) -> RawReply:
         """The distribution of the first reply token, read from the last prompt token's logits.
@@ -257,7 +268,6 @@ class LocalBackend:
             finish_reason=choice.get("finish_reason"),
         )
 
-
     def complete_text(self, prompt: str, settings: Settings, timeout: float) -> RawReply:
         """Continue `prompt` as raw text: no chat template."""
         needed = self.count_tokens(prompt) + 1  # + BOS
@@ -275,23 +285,6 @@ class LocalBackend:
                         prompt_tokens=out["usage"]["prompt_tokens"],
                         completion_tokens=out["usage"]["completion_tokens"],
                         finish_reason=choice.get("finish_reason"))
-
-
-def _top_pairs(llama, row: int, k: int):
-    """(log-probabilities over the vocabulary, the k most probable [token text, logprob]) of one logits row."""
-    import numpy as np
-
-    logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(row), shape=(llama.n_vocab(),)).astype(np.float64)
-    peak = logits.max()
-    logprobs = logits - (peak + np.log(np.exp(logits - peak).sum()))
-    k = max(1, k)
-    top = np.argpartition(-logprobs, k - 1)[:k]
-    top = top[np.argsort(-logprobs[top])]
-    return logprobs, [[_piece(llama, t), float(logprobs[t])] for t in top]
-
-
-def _piece(llama, token: int) -> str:
-    return llama.detokenize([int(token)]).decode("utf-8", errors="ignore")
 
 
 def _first_token_only(settings: Settings) -> bool:
