@@ -29,6 +29,28 @@ def test_a_card_on_planted_verdicts_labels_and_baseline():
     assert row["versus_baseline"] == "ties with" and row["auc_vs_baseline_lo"] < 0 < row["auc_vs_baseline_hi"]
 
 
+def test_a_cards_intervals_resample_the_items_clusters_where_it_has_them():
+    import numpy as np
+    from lclab.scoring.score_eval import paired_auc_difference
+    from lclab.stats import kappa_with_ci
+    from lclab.stats.card import cluster_auc_ci
+
+    rng = np.random.default_rng(5)
+    labels = pd.Series(rng.integers(0, 2, 40), dtype=float)
+    p = pd.Series(np.clip(labels * 0.4 + rng.random(40) * 0.6, 0, 1))
+    verdicts, baseline = p >= 0.5, pd.Series(rng.random(40))
+    units = pd.Series(np.repeat([f"qa{i}" for i in range(10)], 4))  # four answers to each of ten QA pairs
+    row = card("clustered", "judge", verdicts, p, pd.Series(["logprobs"] * 40), labels, "words", baseline,
+               clusters=units)
+    assert (row["kappa_lo"], row["kappa_hi"]) == pytest.approx(tuple(
+        kappa_with_ci(verdicts.astype(int), labels.astype(int), units).values())[2:])
+    assert (row["auc_lo"], row["auc_hi"]) == pytest.approx(cluster_auc_ci(labels.to_numpy(int), p.to_numpy(), units))
+    diff = paired_auc_difference(labels, p, baseline, clusters=units)
+    assert (row["auc_vs_baseline_lo"], row["auc_vs_baseline_hi"]) == (diff["difference_lo"], diff["difference_hi"])
+    items = card("clustered", "judge", verdicts, p, pd.Series(["logprobs"] * 40), labels, "words", baseline)
+    assert (items["kappa_lo"], items["auc_lo"]) != (row["kappa_lo"], row["auc_lo"])  # without them: the items
+
+
 def test_without_labels_the_card_says_so_instead_of_printing_numbers():
     row = card("unlabelled", "judge", pd.Series([True, False]), pd.Series([0.9, 0.1]), pd.Series(["logprobs"] * 2),
                pd.Series([math.nan, math.nan]), "words", pd.Series([1.0, 0.0]))

@@ -58,6 +58,23 @@ def test_kappa_of_planted_raters():
     assert cohen_kappa([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
 
 
+def test_kappas_interval_resamples_clusters_so_an_answer_judged_five_times_counts_once():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    judge = rng.integers(0, 2, 30)
+    labels = np.where(rng.random(30) < 0.3, 1 - judge, judge)
+    alone = kappa_with_ci(judge, labels)
+    # the same 30 texts, each five times (one answer read at five depths): five rows, one unit
+    repeated, units = np.repeat(judge, 5), np.repeat(np.arange(30), 5)
+    as_items = kappa_with_ci(repeated, np.repeat(labels, 5))
+    as_clusters = kappa_with_ci(repeated, np.repeat(labels, 5), clusters=units)
+    width = lambda c: c["kappa_hi"] - c["kappa_lo"]  # noqa: E731
+    assert as_items["kappa"] == as_clusters["kappa"] == pytest.approx(alone["kappa"])
+    assert width(as_items) < 0.6 * width(alone)  # the rows as if independent: falsely narrow
+    assert width(as_clusters) == pytest.approx(width(alone), rel=0.2)
+
+
 def test_kappa_is_scikit_learns_on_random_raters_and_refuses_more_than_two_labels():
     import numpy as np
     from sklearn.metrics import cohen_kappa_score

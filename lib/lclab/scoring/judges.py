@@ -134,7 +134,7 @@ def correctness_columns(verdict: Score, response: str, gold_answer: str) -> dict
 
 def correctness_card(items, judge_model: str, metric: str, reference: str = "gold", cluster: str = "qa_id") -> dict:
     """The reliability card of the `correct` judge over a run's items, against data/judge_labels/answer_correct.csv,
-    beside the share of the reference's content words found in the response; corrected rates resample `cluster`."""
+    beside the share of the reference's content words found in the response; every interval resamples `cluster`."""
     from .baselines import content_overlap
     from .reliability import judged_card
 

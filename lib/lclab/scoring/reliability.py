@@ -12,7 +12,8 @@ parse failures, verdicts that fell back to the sampled token, agreement with the
 judge-free baseline, and self-consistency when samples were asked for. The
 baseline gets the same agreement, κ and AUC against the labels, so a judge that
 does not beat it shows it. Where no labels exist for the run's items, the card
-says so instead of printing numbers.
+says so instead of printing numbers. The bootstraps resample the items' clusters
+(QA pairs) where the run gives them, else the judged texts.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import interval_verdict, kappa_with_ci
+from ..stats.card import cluster_auc_ci
 from ..stats.corrected import corrected_rate
 from .baselines import THRESHOLD
 from .labellers import labeller_agreement
@@ -51,7 +53,8 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
          ) -> dict:
     """One card row (see the module docstring); every series is aligned with the judged items. `labellers`:
     two labellers' κ on these texts (`labellers.labeller_agreement`), printed beside the judge's as its ceiling;
-    `clusters`: each item's independent unit (a QA pair), which every corrected rate's interval resamples."""
+    `clusters`: each item's independent unit (a QA pair), which every interval resamples (κ, AUC, the paired
+    difference with the baseline, the corrected rates)."""
     verdicts, probabilities = verdicts.reset_index(drop=True), probabilities.reset_index(drop=True)
     labels, baseline_scores = labels.reset_index(drop=True), baseline_scores.reset_index(drop=True)
     judged = pd.notna(verdicts).to_numpy()
@@ -73,15 +76,21 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
                            if row["n_judged"] else "nothing judged: no verdict to read"}
     y = labels[labelled].astype(int).to_numpy()
     row["base_rate"] = float(y.mean())
-    row.update(kappa_with_ci(verdicts[labelled].astype(int), y))
-    sep = separation_summary(y, probabilities[labelled].astype(float))
-    row.update(auc=sep["auc"], auc_lo=sep["auc_lo"], auc_hi=sep["auc_hi"],
-               ece=expected_calibration_error(y, probabilities[labelled].astype(float)))
+    # Every interval resamples the items' clusters where they are given (several answers to one QA pair are not
+    # independent), else the items.
+    units = None if clusters is None else clusters.reset_index(drop=True)
+    row.update(kappa_with_ci(verdicts[labelled].astype(int), y, None if units is None else units[labelled]))
+    p = probabilities[labelled].astype(float)
+    sep = separation_summary(y, p)
+    auc_lo, auc_hi = (sep["auc_lo"], sep["auc_hi"]) if units is None else \
+        cluster_auc_ci(y, p.to_numpy(), units[labelled].to_numpy())
+    row.update(auc=sep["auc"], auc_lo=auc_lo, auc_hi=auc_hi, ece=expected_calibration_error(y, p))
     with_base = _defined(baseline_votes, labels) & labelled
     base = kappa_with_ci(baseline_votes[with_base].astype(int), labels[with_base].astype(int))
     row.update(baseline_agreement=base["agreement"], baseline_kappa=base["kappa"],
                baseline_auc=separation_summary(labels[with_base].astype(int), baseline_scores[with_base])["auc"])
-    row.update(versus_baseline(labels[with_base].astype(int), probabilities[with_base], baseline_scores[with_base]))
+    row.update(versus_baseline(labels[with_base].astype(int), probabilities[with_base], baseline_scores[with_base],
+                               None if units is None else units[with_base]))
     row["reading"] = reading(row)
     return {c: row.get(c, math.nan) for c in COLUMNS}
 
@@ -99,10 +108,13 @@ def estimates(verdicts: pd.Series, labels: pd.Series, clusters: pd.Series | None
                                                       f"{MIN_LABELS} needed)"}
 
 
-def versus_baseline(labels: pd.Series, judge_scores: pd.Series, baseline_scores: pd.Series) -> dict:
-    """The judge's AUC minus its baseline's on the same labelled texts, with a bootstrap 95 % CI, and what the
-    interval says: "beats" (above 0), "loses to" (below 0) or "ties with" (it holds 0); never the point."""
-    diff = paired_auc_difference(labels, judge_scores.astype(float), baseline_scores.astype(float))
+def versus_baseline(labels: pd.Series, judge_scores: pd.Series, baseline_scores: pd.Series,
+                    clusters: pd.Series | None = None) -> dict:
+    """The judge's AUC minus its baseline's on the same labelled texts, with a bootstrap 95 % CI (over `clusters`
+    where given), and what the interval says: "beats" (above 0), "loses to" (below 0) or "ties with" (it holds 0);
+    never the point."""
+    diff = paired_auc_difference(labels, judge_scores.astype(float), baseline_scores.astype(float),
+                                 clusters=clusters)
     lo, hi = diff["difference_lo"], diff["difference_hi"]
     return {"auc_vs_baseline": diff["difference"], "auc_vs_baseline_lo": lo, "auc_vs_baseline_hi": hi,
             "versus_baseline": interval_verdict(lo, hi)}
@@ -146,7 +158,7 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
     the distinct judged texts.
 
     `key_fields`: the item columns a label is filed under; `baseline_score(row)`: the judge-free score;
-    `cluster`: the item column naming its independent unit (a QA pair), for the corrected rates' intervals.
+    `cluster`: the item column naming its independent unit (a QA pair), which every interval resamples.
     """
     if column not in items or items.empty:
         return card(metric, judge, pd.Series(dtype=object), pd.Series(dtype=float), pd.Series(dtype=object),

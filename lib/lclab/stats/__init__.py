@@ -98,8 +98,10 @@ def cohen_kappa(a, b) -> float:
     return float(cohens_kappa(np.bincount(2 * a + b, minlength=4).reshape(2, 2), return_results=False))
 
 
-def bootstrap_ci(statistic, *columns, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of `statistic(*columns)`, resampling rows (items) together.
+def bootstrap_ci(statistic, *columns, clusters=None, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+                 ) -> tuple[float, float]:
+    """Percentile bootstrap interval of `statistic(*columns)`, resampling rows (items) together, or, given
+    `clusters` (each row's independent unit: a QA pair, a document), whole clusters with all their rows.
 
     Replicates where the statistic is undefined (NaN) are left out; the interval
     is NaN when fewer than half of them are defined.
@@ -110,10 +112,16 @@ def bootstrap_ci(statistic, *columns, n_boot: int = 2000, seed: int = 0, level: 
     n = len(arrays[0])
     if n == 0:
         return math.nan, math.nan
+    if clusters is not None:
+        _, codes = np.unique(np.asarray(list(clusters)).astype(str), return_inverse=True)
+        groups = [np.flatnonzero(codes == c) for c in range(codes.max() + 1)]
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(n_boot):
-        idx = rng.integers(0, n, n)
+        if clusters is None:
+            idx = rng.integers(0, n, n)
+        else:
+            idx = np.concatenate([groups[g] for g in rng.integers(0, len(groups), len(groups))])
         values.append(statistic(*(c[idx] for c in arrays)))
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
@@ -123,12 +131,13 @@ def bootstrap_ci(statistic, *columns, n_boot: int = 2000, seed: int = 0, level: 
     return float(np.quantile(values, alpha)), float(np.quantile(values, 1 - alpha))
 
 
-def kappa_with_ci(a, b) -> dict:
-    """κ of two binary raters with a bootstrap 95 % CI over items, and their raw agreement."""
+def kappa_with_ci(a, b, clusters=None) -> dict:
+    """κ of two binary raters with a bootstrap 95 % CI over items, or over `clusters` where the items are not
+    independent (several answers to one QA pair), and their raw agreement."""
     import numpy as np
 
     a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
-    lo, hi = bootstrap_ci(cohen_kappa, a, b)
+    lo, hi = bootstrap_ci(cohen_kappa, a, b, clusters=clusters)
     return {"agreement": float((a == b).mean()) if len(a) else math.nan, "kappa": cohen_kappa(a, b),
             "kappa_lo": lo, "kappa_hi": hi}
 
