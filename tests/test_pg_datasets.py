@@ -131,6 +131,29 @@ def test_a_backend_without_logprobs_scores_by_the_sampled_token_and_flags_every_
     assert separation(scored)["sampled_fallback"].tolist() == [1, 1]
 
 
+def test_the_auc_intervals_resample_questions_not_points():
+    import numpy as np
+    from lclab.pg_discrete.run import models_paired
+    from lclab.scoring.score_eval import paired_auc_difference
+    from lclab.stats.card import cluster_auc_ci
+
+    rng = np.random.default_rng(2)
+    questions = np.repeat([f"q{i}" for i in range(8)], 2)  # a positive and a negative candidate per question
+    labels = np.tile([1, 0], 8) * (rng.random(16) < 0.8)
+    point_ids = [f"{q}:{c}" for q, c in zip(questions, ["pos", "neg"] * 8)]
+    scored = pd.concat([pd.DataFrame({"model": m, "point_id": point_ids, "question_id": questions, "label": labels,
+                                      "labelled": True, "ambiguous": False,
+                                      "weighted": np.clip(labels * 0.3 + rng.random(16) * 0.7, 0, 1),
+                                      "sampled": rng.integers(0, 2, 16).astype(float)}) for m in ("a", "b")])
+    row = separation(scored).iloc[0]
+    assert (row["auc_lo"], row["auc_hi"]) == cluster_auc_ci(labels, scored["weighted"].to_numpy()[:16], questions)
+    paired = models_paired(scored).iloc[0]
+    by_question = paired_auc_difference(labels, scored["weighted"].to_numpy()[16:], scored["weighted"].to_numpy()[:16],
+                                        clusters=questions)
+    assert (paired["difference_lo"], paired["difference_hi"]) == (by_question["difference_lo"],
+                                                                   by_question["difference_hi"])
+
+
 def test_a_run_on_an_endpoint_without_logprobs_replays_with_no_call(no_logprobs_server, monkeypatch):
     from lclab.models import ACCOUNTING
     from lclab.models.replay import REPLAY_ENV

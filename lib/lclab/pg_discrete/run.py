@@ -80,7 +80,7 @@ def separation(scored: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for model, group in usable(scored).groupby("model", sort=False):
         for scorer, label in SCORERS.items():
-            summary = separation_summary(group["label"].astype(int), group[scorer])
+            summary = separation_summary(group["label"].astype(int), group[scorer], clusters=group["question_id"])
             fallback = int((group["weighted_source"] == "sampled").sum()) if "weighted_source" in group else 0
             ece = expected_calibration_error(group["label"].astype(int), group[scorer])
             rows.append({"model": model, "scorer": label, **summary, "ece": ece, "sampled_fallback": fallback})
@@ -89,7 +89,7 @@ def separation(scored: pd.DataFrame) -> pd.DataFrame:
 
 def models_paired(scored: pd.DataFrame) -> pd.DataFrame:
     """Each model against the first, per scorer: the AUC difference on the same points, with a bootstrap
-    95 % CI (resampling points within each class) and a bootstrap p-value."""
+    95 % CI and p-value that resample questions (a question's positive and negative points together)."""
     points = usable(scored)
     models = list(dict.fromkeys(points["model"]))
     rows = []
@@ -99,7 +99,7 @@ def models_paired(scored: pd.DataFrame) -> pd.DataFrame:
             b = points[points["model"] == models[0]].set_index("point_id")
             shared = a.index.intersection(b.index)
             result = paired_auc_difference(a.loc[shared, "label"].astype(int), a.loc[shared, scorer],
-                                           b.loc[shared, scorer])
+                                           b.loc[shared, scorer], clusters=a.loc[shared, "question_id"])
             rows.append({"comparison": f"{other} − {models[0]}", "scorer": label, **result})
     return pd.DataFrame(rows)
 

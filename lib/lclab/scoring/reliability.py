@@ -24,7 +24,6 @@ import numpy as np
 import pandas as pd
 
 from ..stats import interval_verdict, kappa_with_ci
-from ..stats.card import cluster_auc_ci
 from ..stats.corrected import corrected_rate
 from .baselines import THRESHOLD
 from .labellers import labeller_agreement
@@ -81,10 +80,8 @@ def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series,
     units = None if clusters is None else clusters.reset_index(drop=True)
     row.update(kappa_with_ci(verdicts[labelled].astype(int), y, None if units is None else units[labelled]))
     p = probabilities[labelled].astype(float)
-    sep = separation_summary(y, p)
-    auc_lo, auc_hi = (sep["auc_lo"], sep["auc_hi"]) if units is None else \
-        cluster_auc_ci(y, p.to_numpy(), units[labelled].to_numpy())
-    row.update(auc=sep["auc"], auc_lo=auc_lo, auc_hi=auc_hi, ece=expected_calibration_error(y, p))
+    sep = separation_summary(y, p, clusters=None if units is None else units[labelled])
+    row.update(auc=sep["auc"], auc_lo=sep["auc_lo"], auc_hi=sep["auc_hi"], ece=expected_calibration_error(y, p))
     with_base = _defined(baseline_votes, labels) & labelled
     base = kappa_with_ci(baseline_votes[with_base].astype(int), labels[with_base].astype(int))
     row.update(baseline_agreement=base["agreement"], baseline_kappa=base["kappa"],

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import wilson_interval
+from ..stats.card import cluster_auc_ci
 
 
 def _clean(labels, scores) -> tuple[np.ndarray, np.ndarray, int]:
@@ -67,11 +68,17 @@ def bootstrap_auc_ci(labels, scores, n_boot: int = 2000, seed: int = 0, level: f
     return float(np.quantile(aucs, alpha)), float(np.quantile(aucs, 1 - alpha))
 
 
-def separation_summary(labels, scores, threshold: float = 0.5) -> dict:
-    """AUC [CI], accuracy at `threshold` (score >= threshold predicts 1) [Wilson CI], counts."""
+def separation_summary(labels, scores, threshold: float = 0.5, clusters=None) -> dict:
+    """AUC [CI], accuracy at `threshold` (score >= threshold predicts 1) [Wilson CI], counts. The AUC's bootstrap
+    resamples items within each class, or, given `clusters` (each item's independent unit: a question whose
+    positive and negative candidates are two items), whole clusters."""
     y, s, unscored = _clean(labels, scores)
     correct = int(((s >= threshold).astype(int) == y).sum())
-    auc_lo, auc_hi = bootstrap_auc_ci(y, s)
+    if clusters is None:
+        auc_lo, auc_hi = bootstrap_auc_ci(y, s)
+    else:
+        scored = ~np.isnan(np.asarray([math.nan if v is None else v for v in scores], dtype=float))
+        auc_lo, auc_hi = cluster_auc_ci(y, s, np.asarray(list(clusters), dtype=object)[scored])
     acc_lo, acc_hi = wilson_interval(correct, len(y))
     return {
         "n": int(len(y)), "positives": int(y.sum()), "negatives": int(len(y) - y.sum()), "unscored": unscored,
