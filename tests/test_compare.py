@@ -73,3 +73,17 @@ def test_rag_ifeval_cells_name_each_measure_once():
     cells = summary_table({"a": part}, "rag_ifeval")
     assert cells["x"].tolist() == ["include", "total"]  # the total once: the figure indexes by measure
     assert cells.set_index("x").loc["total", "value"] == pytest.approx(0.5)
+
+
+def test_an_auc_series_interval_resamples_the_experiments_unit():
+    import numpy as np
+    from lclab.compare.pairs import summary_table
+    from lclab.stats.card import cluster_auc_ci
+
+    questions = np.repeat([f"q{i}" for i in range(6)], 2)
+    part = pd.DataFrame({"point_id": [f"{q}:{c}" for q, c in zip(questions, ["pos", "neg"] * 6)],
+                         "question_id": questions, "label": [1, 0] * 6, "labelled": True, "ambiguous": False,
+                         "weighted": np.linspace(0.1, 0.9, 12), "sampled": 1.0})
+    row = summary_table({"a": part}, "pg_discrete").iloc[0]
+    assert (row["lo"], row["hi"]) == cluster_auc_ci(part["label"].to_numpy(), part["weighted"].to_numpy(), questions)
+    assert (row["n"], row["n_clusters"], row["unit"]) == (12, 6, "questions")

@@ -189,6 +189,21 @@ def test_the_labelled_set_has_40_items_and_every_hypothesis_labelled():
     assert len(labels.refusals) == 2 * len(items) and labels.refusals.refusal.sum() >= 5
 
 
+def test_the_auc_interval_resamples_answers_not_their_sentences():
+    import numpy as np
+    from lclab.stats.card import cluster_auc_ci
+
+    rng = np.random.default_rng(4)
+    entailed = rng.integers(0, 2, 24)
+    estimate = np.clip(entailed * 0.3 + rng.random(24) * 0.7, 0, 1)
+    answers = np.repeat(list("abcdefgh"), 3)  # three sentences of each of eight answers
+    hyp = pd.DataFrame({"model": "m", "prompt": "separated", "concurrency": 1, "item_id": answers,
+                        "direction": "context_answer", "index": np.tile([0, 1, 2], 8), "estimate": estimate,
+                        "entailed": entailed})
+    row = auc_table(hyp).iloc[0]
+    assert (row["auc_lo"], row["auc_hi"]) == cluster_auc_ci(entailed, estimate, answers)
+
+
 def test_auc_and_refusal_tables_count_unscored_and_untagged_rather_than_guess():
     hyp = pd.DataFrame({"model": "m", "prompt": "separated", "concurrency": 1,
                         "item_id": list("abcde"), "direction": "context_answer", "index": 0,

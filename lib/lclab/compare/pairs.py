@@ -67,10 +67,12 @@ def summary_table(series: dict[str, pd.DataFrame], experiment: str) -> pd.DataFr
     spec, rows = spec_of(experiment), []
     for name, part in series.items():
         if spec.label:
-            ok = part[[spec.value, spec.label]].dropna()
-            s = separation_summary(ok[spec.label].astype(int), ok[spec.value].astype(float))
+            ok = part.dropna(subset=[spec.value, spec.label])
+            s = separation_summary(ok[spec.label].astype(int), ok[spec.value].astype(float),
+                                   clusters=ok[spec.cluster] if spec.cluster in ok else None)
             rows.append({"series": name, "x": "all", "n": s["n"], "value": s["auc"], "lo": s["auc_lo"],
-                         "hi": s["auc_hi"], "measure": "ROC AUC"})
+                         "hi": s["auc_hi"], "measure": "ROC AUC", "unit": spec.unit,
+                         "n_clusters": ok[spec.cluster].nunique() if spec.cluster in ok else s["n"]})
             continue
         for x, column in _cells(part, spec):
             values = column.dropna().astype(float)

@@ -20,7 +20,8 @@ CONFIG_COLUMNS = ["model", "prompt", "concurrency"]
 
 
 def auc_table(hyp: pd.DataFrame) -> pd.DataFrame:
-    """ROC AUC of the hypothesis estimates against the labels, per configuration and direction.
+    """ROC AUC of the hypothesis estimates against the labels, per configuration and direction; its interval
+    resamples items (the sentences of one answer are not independent).
 
     Hypotheses without an estimate (failed call, no facts) are counted as
     `unscored`, never scored 0; unlabelled ones are counted and left out.
@@ -31,7 +32,8 @@ def auc_table(hyp: pd.DataFrame) -> pd.DataFrame:
             for d in DIRECTIONS:
                 sub = part[part.direction == d]
                 labelled = sub[sub.entailed.notna()]
-                s = separation_summary(labelled.entailed.astype(int), labelled[scorer].astype(float))
+                s = separation_summary(labelled.entailed.astype(int), labelled[scorer].astype(float),
+                                       clusters=labelled.item_id.astype(str))  # an answer's sentences together
                 rows.append({**dict(zip(CONFIG_COLUMNS, keys)), "scorer": name, "direction": DIRECTION_NAMES[d],
                              "unlabelled": int(sub.entailed.isna().sum()), **s})
     return pd.DataFrame(rows)
