@@ -36,6 +36,19 @@ def test_the_second_labeller_covers_50_texts_and_kappa_is_sklearns(name):
     assert got["labellers_kappa_lo"] <= got["labellers_kappa"] <= got["labellers_kappa_hi"]
 
 
+def test_the_labellers_kappa_resamples_the_texts_clusters_where_given():
+    from lclab.stats import kappa_with_ci
+
+    first = pd.read_csv(LABELS / "rag_faithfulness.csv", dtype=str).set_index("key")["label"].astype(int)
+    second = pd.read_csv(SECOND / "rag_faithfulness.csv", dtype=str).set_index("key")["label"].astype(int)
+    both = first.index.intersection(second.index)
+    units = pd.Series([f"qa{i // 3}" for i in range(len(both))], index=both)  # three texts per QA pair
+    got = labeller_agreement("rag_faithfulness", both, units)
+    expected = kappa_with_ci(first[both].to_numpy(), second[both].to_numpy(), units.to_numpy())
+    assert (got["labellers_kappa_lo"], got["labellers_kappa_hi"]) == (expected["kappa_lo"], expected["kappa_hi"])
+    assert got["labellers_kappa_lo"] != labeller_agreement("rag_faithfulness", both)["labellers_kappa_lo"]
+
+
 def test_a_card_prints_the_labellers_kappa_beside_the_judges():
     verdicts = pd.Series([True, False] * 10)
     ceiling = {"labellers_n": 20, "labellers_kappa": 0.8, "labellers_kappa_lo": 0.6, "labellers_kappa_hi": 0.95}

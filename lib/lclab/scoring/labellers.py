@@ -27,9 +27,10 @@ def second_labels(name: str) -> pd.Series | None:
     return read_label_file(path, "second labeller's file")
 
 
-def labeller_agreement(name: str, keys=None) -> dict:
+def labeller_agreement(name: str, keys=None, clusters: pd.Series | None = None) -> dict:
     """κ between the two labellers of `name` with its bootstrap 95 % CI, on the texts both labelled (only
-    those among `keys` when given); NaN where there is no second labeller or no text in common."""
+    those among `keys` when given; `clusters`: each key's independent unit, a QA pair, which the bootstrap then
+    resamples, as the judge's κ beside it does); NaN where there is no second labeller or no text in common."""
     empty = {"labellers_n": 0, "labellers_kappa": math.nan, "labellers_kappa_lo": math.nan,
              "labellers_kappa_hi": math.nan}
     second = second_labels(name)
@@ -41,6 +42,7 @@ def labeller_agreement(name: str, keys=None) -> dict:
         both = both.intersection(pd.Index(keys))
     if len(both) == 0:
         return empty
-    got = kappa_with_ci(first[both].to_numpy(), second[both].to_numpy())
+    units = None if clusters is None else clusters[~clusters.index.duplicated()].reindex(both).to_numpy()
+    got = kappa_with_ci(first[both].to_numpy(), second[both].to_numpy(), units)
     return {"labellers_n": len(both), "labellers_kappa": got["kappa"], "labellers_kappa_lo": got["kappa_lo"],
             "labellers_kappa_hi": got["kappa_hi"]}

@@ -167,7 +167,9 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
     first = ~keys.duplicated()
     answered, keys = answered[first], keys[first]
     scores = answered.apply(baseline_score, axis=1).astype(float)
+    units = answered[cluster] if cluster and cluster in answered else None
     return card(metric, judge, answered[column], answered.get(f"{column}_p", pd.Series(np.nan, answered.index)),
                 answered.get(f"{column}_source", pd.Series(None, answered.index)), labels_for(keys, labels_name),
-                baseline, scores, answered.get(f"{column}_consistency"), labeller_agreement(labels_name, keys),
-                answered[cluster] if cluster and cluster in answered else None)
+                baseline, scores, answered.get(f"{column}_consistency"),
+                labeller_agreement(labels_name, keys, pd.Series(units.to_numpy(), index=keys) if units is not None
+                                   else None), units)
