@@ -71,7 +71,7 @@ def test_points_join_the_retrieved_chunks_per_candidate(tmp_path):
             Document("tea", "Green tea is brewed with water below boiling point. " * 3),
             Document("rust", "Rust programs are compiled ahead of time by rustc. " * 3)]
     chunker = Chunker(400, "chars")
-    index = open_index("chroma", "pts", get_embedder(), directory=tmp_path)
+    index = open_index("chroma", "pts", get_embedder("fake/words"), directory=tmp_path)  # plumbing: hashed words
     index.add(chunker.split(docs))
     questions = pd.DataFrame([{"question_id": "q1", "essay": "cats", "question": "Why do cats purr?",
                                "golden_answer": "Because they are content."}])
