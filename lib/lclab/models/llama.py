@@ -142,6 +142,8 @@ class LocalBackend:
         data = text.encode("utf-8")
         key = (str(self._vocab_path), special, hashlib.blake2b(data, digest_size=16).digest())
         if (n := self._counted.get(key)) is None:
+            if len(self._counted) > 100_000:  # ~25 MB: a long-lived process starts over rather than grow
+                self._counted.clear()
             n = self._counted[key] = len(self._vocab.tokenize(data, add_bos=False, special=special))
         return n
 
