@@ -19,9 +19,14 @@ from ..stats import wilson_interval
 from ..stats.card import cluster_auc_ci
 
 
+def _as_scores(scores) -> np.ndarray:
+    """Scores as floats, a missing one (None) as NaN."""
+    return np.asarray([math.nan if s is None else s for s in scores], dtype=float)
+
+
 def _clean(labels, scores) -> tuple[np.ndarray, np.ndarray, int]:
     labels = np.asarray(labels, dtype=float)
-    scores = np.asarray([math.nan if s is None else s for s in scores], dtype=float)
+    scores = _as_scores(scores)
     if labels.shape != scores.shape:
         raise ValueError(f"{len(labels)} labels but {len(scores)} scores")
     if np.isnan(labels).any() or not np.isin(labels, (0, 1)).all():
@@ -77,7 +82,7 @@ def separation_summary(labels, scores, threshold: float = 0.5, clusters=None) ->
     if clusters is None:
         auc_lo, auc_hi = bootstrap_auc_ci(y, s)
     else:
-        scored = ~np.isnan(np.asarray([math.nan if v is None else v for v in scores], dtype=float))
+        scored = ~np.isnan(_as_scores(scores))  # the clusters of the items _clean kept
         auc_lo, auc_hi = cluster_auc_ci(y, s, np.asarray(list(clusters), dtype=object)[scored])
     acc_lo, acc_hi = wilson_interval(correct, len(y))
     return {
@@ -128,8 +133,7 @@ def paired_auc_difference(labels, scores_a, scores_b, n_boot: int = 2000, seed: 
     cluster replicate that holds one class only has no AUC and is dropped. Items that either scorer left
     unscored are left out and counted."""
     labels = np.asarray(labels, dtype=float)
-    a = np.asarray([math.nan if v is None else v for v in scores_a], dtype=float)
-    b = np.asarray([math.nan if v is None else v for v in scores_b], dtype=float)
+    a, b = _as_scores(scores_a), _as_scores(scores_b)
     both = ~np.isnan(a) & ~np.isnan(b)
     y, a, b = labels[both].astype(int), a[both], b[both]
     pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)

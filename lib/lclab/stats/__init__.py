@@ -113,8 +113,10 @@ def bootstrap_ci(statistic, *columns, clusters=None, n_boot: int = 2000, seed: i
     if n == 0:
         return math.nan, math.nan
     if clusters is not None:
-        _, codes = np.unique(np.asarray(list(clusters)).astype(str), return_inverse=True)
-        groups = [np.flatnonzero(codes == c) for c in range(codes.max() + 1)]
+        from .card import _codes
+
+        codes, k = _codes(clusters)
+        groups = [np.flatnonzero(codes == c) for c in range(k)]
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(n_boot):
