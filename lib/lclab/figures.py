@@ -9,6 +9,7 @@ into each file's metadata, not onto the figure, where a paper would have to crop
 from __future__ import annotations
 
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -159,8 +160,14 @@ def _legends_off_the_data(fig) -> None:
             if not labels:  # an empty box (nothing labelled was drawn: e.g. one class only, no ROC curve)
                 legend.remove()
                 continue
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=min(3, len(labels)),
-                      fontsize=legend.get_texts()[0].get_fontsize() if legend.get_texts() else None)
+            size = legend.get_texts()[0].get_fontsize() if legend.get_texts() else 7
+            # Below its own axes, as wide as they are: labels wrapped to that width and as many columns as fit, so
+            # that two panels' legends side by side do not run into each other (nor squeeze the axes).
+            fits = max(16, int(ax.get_position().width * fig.get_figwidth() * 72 / (0.55 * size)))
+            wrapped = ["\n".join(textwrap.wrap(label, fits)) or label for label in labels]
+            longest = max(len(line) for label in wrapped for line in label.splitlines())
+            ax.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=size,
+                      ncol=max(1, min(3, len(labels), fits // (longest + 6))))
             fig.tight_layout()
     if problems := covered_points(fig):
         if os.environ.get("LCLAB_STRICT_FIGURES") == "1":

@@ -34,12 +34,12 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
         roc_ax.text(0.35, 0.8, "labelled points of one class only:\nno ROC curve", ha="center", va="center")
     roc_ax.plot([0, 1], [0, 1], ":", color="grey")
     roc_ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
-               title="ROC against the maintainer's labels (AUC [bootstrap 95 % CI])")
+               title="ROC against the maintainer's labels\n(AUC [bootstrap 95 % CI over questions])")
     if roc_ax.get_legend_handles_labels()[1]:
         roc_ax.legend(loc="lower right", fontsize=7)
     for (model, scorer), group in calibration.groupby(["model", "scorer"], sort=False):
         draw_reliability(cal_ax, group, f"{model}, {scorer}", fmt="o" + SCORER_STYLES[scorer], color=colours[model])
-    cal_ax.set(ylabel="share labelled 'contains the golden response'",
-               title="Calibration (5 bins; bars: Wilson 95 % CI)")
+    cal_ax.set(ylabel="share labelled\n'contains the golden response'",
+               title="Calibration (5 bins;\nbars: Wilson 95 % CI over points)")
     cal_ax.legend(loc="upper left", fontsize=7)
     return save_figure(fig, path, title, meta)
