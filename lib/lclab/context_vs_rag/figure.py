@@ -13,7 +13,7 @@ METHOD_LABELS = {"long_context": "long context", "rag": "RAG (top-k chunks)"}
 
 
 READ = {"corrected": "judge accuracy, as read",  # by the labels, PPI++ or the card: the title names which
-        "judge": "judge accuracy (raw)", "match": "string-match accuracy (judge uninformative)"}
+        "judge": "judge accuracy (raw)", "match": "string-match accuracy\n(judge uninformative)"}  # fits a third
 
 
 def accuracy_columns(summary: pd.DataFrame, judge: dict | None) -> str:
@@ -47,7 +47,7 @@ def context_vs_rag_figure(summary: pd.DataFrame, title: str, path: Path, meta: d
         axes[2].plot(group["set_tokens"], group["answer_s"], "o-", label=label)
     n = int(s[f"{read}_n"].fillna(0).max())
     axes[0].set(ylim=(-0.05, 1.05), ylabel=READ[read],
-                title=f"accuracy ({n} QA pairs per point, 95 % CI: {series_interval(summary, read)})")
+                title=f"accuracy ({n} QA pairs per point,\n95 % CI: {series_interval(summary, read)})")
     axes[1].set(ylabel="prompt tokens per answer", title="prompt size")
     axes[2].set(ylabel="seconds per answer call", title="answer time")
     axes[0].xaxis.set_major_locator(MaxNLocator(4))  # the three panels' tick labels had run into each other
