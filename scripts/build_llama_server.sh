@@ -2,7 +2,7 @@
 # Build llama.cpp's own HTTP server (tools/server of the llama.cpp inside llama-cpp-python), for the tests that
 # count tokens against a real llama-server, into ~/.cache/lclab/bin/llama-server-<version>/. Idempotent.
 #
-#   scripts/build_llama_server.sh           build it if it is not built (~75 s on 2 cores from the tree the
+#   scripts/build_llama_server.sh           build it if it is not built (~70 s on 2 cores from the tree the
 #                                           wheel's build kept; from the source llama.cpp compiles again)
 #   scripts/build_llama_server.sh --built   only say (exit status) whether it is built
 #
@@ -17,8 +17,9 @@ PY=.venv/bin/python
 llama_source "$PY"
 # The tools folder brings its own mtmd (LLAVA_BUILD off: the wheel's would be a second copy), and llama.cpp's
 # common library, which the wheel left out, is compiled now (the wheel's include is dropped); both, and the
-# server's own code, at -O1 and as unity builds (scripts/cmake/server_tools_quick_build.cmake). The server's web
-# page is left out, and the binary finds its libraries beside it ($ORIGIN). An interrupted build resumes here.
+# server's own code, unoptimized (-O0) and as unity builds (scripts/cmake/server_tools_quick_build.cmake). The
+# server's web page is left out, and the binary finds its libraries beside it ($ORIGIN). An interrupted build
+# resumes here.
 # shellcheck disable=SC2086  # the flags are words
 cmake -S "$TREE/src" -B "$TREE/build" $CMAKE_FLAGS -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON -DLLAVA_BUILD=OFF \
   -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DCMAKE_BUILD_RPATH='$ORIGIN' -UCMAKE_PROJECT_llama.cpp_INCLUDE \
