@@ -84,6 +84,15 @@ def model_call_cache(request):
 
 
 @pytest.fixture
+def kept_model_calls(model_call_cache, monkeypatch):
+    """A test of the real model's replies keeps its calls where the smoke notebooks keep theirs: a fresh clone (CI)
+    makes every call on the real model, a warm rerun replays them (keyed by the request: a changed prompt asks
+    again)."""
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(model_call_cache))
+    return model_call_cache
+
+
+@pytest.fixture
 def shared_cards(card_store, monkeypatch):
     """One store of judge-card verdicts for the notebook tests (a card depends only on the judge and the shipped
     texts), beside the verdicts the repo ships: as for a user, the smoke judge checks a few of those per kind

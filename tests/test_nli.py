@@ -264,7 +264,7 @@ def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_
 # -- the real local model, at tiny size --------------------------------------
 
 @pytest.mark.model
-def test_an_answer_that_is_only_a_refusal_runs_through_the_same_prompt_variant_with_concurrency():
+def test_an_answer_that_is_only_a_refusal_runs_through_the_same_prompt_variant_with_concurrency(kept_model_calls):
     item = EvalItem("r", "Cedar Court residents may keep one cat or one small dog per flat.",
                     "Can I keep a parrot?", "The rules do not mention birds.", "I don't know.")
     with ACCOUNTING.scope() as ledger:
@@ -275,11 +275,12 @@ def test_an_answer_that_is_only_a_refusal_runs_through_the_same_prompt_variant_w
     ok = h[h.error.isna()]
     assert ok.estimate.between(0, 1).all() and ok.estimate_refusal.isin([True, False]).all()
     assert run.items.answer_refusal.iloc[0] in (True, False)  # from the NLI replies: no refusal batch
-    assert ledger.get("nli").calls == 3 and ledger.get("pronouns").calls == 2
+    asked = {stage: ledger.get(stage).calls + ledger.get(stage).cache_hits for stage in ("nli", "pronouns")}
+    assert asked == {"nli": 3, "pronouns": 2}  # made, or replayed from an earlier session's run of this test
 
 
 @pytest.mark.model
-def test_a_context_longer_than_the_window_is_reported_not_truncated():
+def test_a_context_longer_than_the_window_is_reported_not_truncated(kept_model_calls):
     long_context = "The ferry runs every ninety minutes in summer. " * 1500  # ~13k tokens > n_ctx 8192
     item = EvalItem("long", long_context, "How often does the ferry run?", "Every ninety minutes in summer.",
                     "The ferry runs every ninety minutes.")

@@ -36,14 +36,16 @@ def test_the_servers_own_tokenizer_counts_exactly_what_the_server_reads(llama_se
 
 
 def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(llama_server):
-    result = run_depth_sweep(SweepParameters(model=llama_server, judge_model=llama_server, n_qa=1,
+    # What the served model is asked to fill is the question here, not what a judge says of its reply: the fake
+    # judge spares the server its six card verdicts (5 of this test's 15 s).
+    result = run_depth_sweep(SweepParameters(model=llama_server, judge_model="fake/judge", n_qa=1,
                                              context_tokens=[900], depths=[0], run_name="served", max_answer_tokens=8,
                                              card_texts=SMOKE_CARD_TEXTS))
     used = result.items["prompt_tokens"].iloc[0]  # as the server counted the call
     assert 700 < used <= 900
     with pytest.raises(ContextLengthError, match=r"a 4000-token prompt plus 8 reply tokens is 4008 tokens, more than "
                                                  r"the 2048-token context window"):
-        run_depth_sweep(SweepParameters(model=llama_server, judge_model=llama_server, n_qa=1, context_tokens=[4000],
+        run_depth_sweep(SweepParameters(model=llama_server, judge_model="fake/judge", n_qa=1, context_tokens=[4000],
                                         depths=[0], run_name="too-long", max_answer_tokens=8))
 
 
