@@ -23,7 +23,8 @@ BUGS = ("KeyError", "TypeError", "AttributeError", "IndexError", "NameError", "V
 
 
 def test_every_experiment_ends_a_run_whose_calls_all_fail_with_its_status_and_first_error(tmp_path,
-                                                                                         shared_embeddings):
+                                                                                         shared_embeddings,
+                                                                                         shared_cards):
     # 08 compares finished runs and calls no model; every other registered experiment is run. The notebooks are
     # split between two runs at once, each in its own output folder (a folder takes one run at a time): a
     # notebook here is mostly a kernel starting and imports, one core's work, and the machine has two.
@@ -33,11 +34,9 @@ def test_every_experiment_ends_a_run_whose_calls_all_fail_with_its_status_and_fi
     with FaultServer(always=400) as server:
         # --model is the model under test; 00's generator is apart from it, so the profile names it too
         profile = load_profile("smoke")
-        # Every call fails before a reply, so what ranks the chunks and what a judge would say are not what this
-        # checks: the fake embedder (hashed words) spares each kernel that indexes torch's import and the real
-        # model's encoding, and the fake judge spares the kernels that judge the 0.5B's load and its card's check
-        # of the shipped verdicts (68 -> 32 s alone, cold; the smoke notebooks check those cards once either way).
-        profile["all"] = {**profile["all"], "embedder": "fake/words", "judge_model": "fake/judge"}
+        # Every call fails before a reply, so what ranks the chunks is not what this checks: the fake embedder
+        # (hashed words) spares each kernel that indexes torch's import and the real model's encoding.
+        profile["all"] = {**profile["all"], "embedder": "fake/words"}
         profile["00_make_qa_set"] = {**profile.get("00_make_qa_set", {}),
                                      "generator_model": f"openai/fail@{server.base_url}"}
         (tmp_path / "failing.yaml").write_text(yaml.safe_dump(profile))
