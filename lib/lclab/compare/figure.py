@@ -36,7 +36,8 @@ def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, seri
             left.plot(fpr, tpr, drawstyle="steps-post",
                       label=f"{shown(name)}: {auc.value:.2f} [{auc.lo:.2f}, {auc.hi:.2f}]")
         left.plot([0, 1], [0, 1], ":", color="grey")
-        left.set(xlabel="false-positive rate", ylabel="true-positive rate", title=f"ROC (AUC [bootstrap 95 % CI over {spec.unit}])")
+        left.set(xlabel="false-positive rate", ylabel="true-positive rate",
+                 title=f"ROC (AUC [bootstrap 95 % CI over {spec.unit}])")
     else:
         names = list(dict.fromkeys(summary["series"]))
         xs = list(dict.fromkeys(summary["x"]))

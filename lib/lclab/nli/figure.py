@@ -44,8 +44,8 @@ def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame
         ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                title=f"{DIRECTION_NAMES[d]} (n={n})")
         # Below the panel: inside, the legend covered the curves it names.
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6, title="AUC [bootstrap 95 % CI over answers]",
-                  title_fontsize=6.5)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6,
+                  title="AUC [bootstrap 95 % CI over answers]", title_fontsize=6.5)
     ax = axes[-1]
     for (model, prompt), group in timing.groupby(["model", "prompt"], sort=False):
         group = group.sort_values("concurrency")
