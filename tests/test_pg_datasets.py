@@ -21,6 +21,7 @@ from lclab.pg_continuous import (
     unique_facts,
 )
 from lclab.pg_discrete import attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, separation
+from lclab.pg_discrete.points import chosen_questions
 from lclab.pg_discrete.run import score_points
 from lclab.retrieval.chunking import Chunker
 from lclab.retrieval.vectorstores import index_name, open_index
@@ -55,6 +56,15 @@ def test_a_question_whose_quote_is_not_in_its_essay_is_refused_by_row(tmp_path, 
     bad.to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"row 3 \(pgq-02\): the evidence quote does not occur in essay 'avg'"):
         load_questions(path, essays)
+
+
+def test_a_run_asks_the_named_questions_in_the_files_order_and_refuses_an_unknown_id(essays):
+    questions = load_questions(QUESTIONS, essays)
+    assert chosen_questions(questions, 0, ["pgq-05", "pgq-03"])["question_id"].tolist() == ["pgq-03", "pgq-05"]
+    assert chosen_questions(questions, 1, ["pgq-05", "pgq-03"])["question_id"].tolist() == ["pgq-03"]
+    assert chosen_questions(questions, 2, [])["question_id"].tolist() == ["pgq-01", "pgq-02"]
+    with pytest.raises(ValueError, match=r"question_ids \['pgq-99'\] are not in the question file"):
+        chosen_questions(questions, 0, ["pgq-03", "pgq-99"])
 
 
 # --- discrete points and labels ------------------------------------------------------------------

@@ -10,7 +10,7 @@ from ..planning.stages import estimated, template_prompt_tokens, text_tokens
 from ..retrieval.chunking import Chunker
 from ..runs.declared import declared
 from ..text.corpus import load_corpus
-from .points import CHUNK_SEPARATOR, load_questions
+from .points import CHUNK_SEPARATOR, chosen_questions, load_questions
 from .parameters import Parameters
 from .run import EXPERIMENT, SCORE_STAGE, run_discrete
 
@@ -23,7 +23,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
     p = declared(Parameters, given)
     loaded = load_corpus(p.corpus)
     questions = load_questions(p.questions_path, {d.id: d.text for d in loaded.documents})
-    questions = questions.head(p.n_questions) if p.n_questions else questions
+    questions = chosen_questions(questions, p.n_questions, p.question_ids)
     chunks = Chunker(p.chunk_chars, "chars").split(loaded.documents)
     embedded = planned_embeddings(notebook, p.embedder, [c.text for c in chunks] + list(questions["question"]))
     rows = [embedded]
@@ -43,8 +43,8 @@ def scorable(rows: pd.DataFrame) -> pd.DataFrame:
 
 EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, run=run_discrete, notebook="03_pg_discrete_retrieval", plan=plan, parameters=Parameters,
-    comparable=("corpus", "questions_path", "labels_path", "n_questions", "store", "embedder", "chunk_chars",
-                "top_k", "n_positive", "n_negative"),
+    comparable=("corpus", "questions_path", "labels_path", "n_questions", "question_ids", "store", "embedder",
+                "chunk_chars", "top_k", "n_positive", "n_negative"),
     series=Series(key=("point_id",), value="weighted", split=("model",), binary=False, label="label",
                   prepare=scorable, cluster="question_id", unit="questions"),
     description="Does the retrieved context contain the golden answer? Logprob-weighted scores vs labels"))

@@ -17,6 +17,9 @@ class Parameters:
     questions_path: str = param("data/pg_questions/questions.csv", "hand-written questions with golden answers")
     labels_path: str = param("data/pg_questions/discrete_labels.csv", "manual labels of the points")
     n_questions: int = param(15, "(at least 0) the first n questions, as in the seed; 0 means all")
+    question_ids: list = param(
+        [], "only these questions (ids of questions_path, e.g. [\"pgq-03\"]); empty means every question, "
+            "n_questions then takes the first of them")
     store: str = param(
         "chroma",
         "\"chroma\" (embedded, in the run folder), \"chroma://HOST:PORT\", \"elasticsearch\", \"pinecone\"")

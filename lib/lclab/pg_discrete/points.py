@@ -53,6 +53,18 @@ def load_questions(path: str | Path, essays: dict[str, str]) -> pd.DataFrame:
     return df
 
 
+def chosen_questions(questions: pd.DataFrame, n_questions: int, question_ids: list[str]) -> pd.DataFrame:
+    """The questions a run asks: those named in `question_ids` (all when it is empty), in the file's order, then
+    the first `n_questions` of them (all when 0). An id the file does not hold is refused, not skipped."""
+    if question_ids:
+        unknown = sorted(set(question_ids) - set(questions["question_id"]))
+        if unknown:
+            raise ValueError(f"question_ids {unknown} are not in the question file "
+                             f"(it holds {', '.join(questions['question_id'])})")
+        questions = questions[questions["question_id"].isin(question_ids)]
+    return questions.head(n_questions) if n_questions else questions
+
+
 def candidate_ranks(top_k: int, n_positive: int, n_negative: int) -> dict[str, list[int]]:
     """{"positive": the first n_positive ranks, "negative": the last n_negative} of the top k (1-based)."""
     if min(n_positive, n_negative) < 1 or n_positive + n_negative > top_k:

@@ -37,7 +37,8 @@ from ..scoring.score_eval import (
 )
 from ..text.corpus import load_corpus
 from .parameters import Parameters
-from .points import LABEL_COLUMNS, SCORERS, attach_labels, load_questions, read_labels, retrieve_points, usable
+from .points import (LABEL_COLUMNS, SCORERS, attach_labels, chosen_questions, load_questions, read_labels,
+                     retrieve_points, usable)
 
 EXPERIMENT = "pg_discrete"
 KEY = ("model", "point_id", "fingerprint")
@@ -120,8 +121,7 @@ def run_discrete(p: Parameters) -> Result:
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
         loaded = load_corpus(p.corpus)
         questions = load_questions(p.questions_path, {d.id: d.text for d in loaded.documents})
-        if p.n_questions:
-            questions = questions.head(p.n_questions)
+        questions = chosen_questions(questions, p.n_questions, p.question_ids)
         chunker = Chunker(p.chunk_chars, "chars")
         chunks = chunker.split(loaded.documents)
         index = open_corpus_index(p.store, p.corpus, chunker.name, get_embedder(p.embedder),
