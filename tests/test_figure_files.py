@@ -6,7 +6,7 @@ import shutil
 import subprocess
 
 import pytest
-from lclab.figures import plt, save_figure
+from lclab.figures import interval_text, plt, save_figure
 from lclab.paths import REPO
 
 
@@ -24,6 +24,11 @@ def test_the_same_figure_drawn_twice_is_the_same_bytes(tmp_path):
     for suffix in (".png", ".pdf", ".svg"):
         first, second = (hashlib.sha256((tmp_path / f"{n}{suffix}").read_bytes()).hexdigest() for n in "ab")
         assert first == second, suffix
+
+
+def test_an_undefined_interval_is_named_in_a_legend_not_printed_as_nan():
+    assert interval_text(0.25, 0.875, "too few questions") == "[0.25, 0.88]"
+    assert interval_text(float("nan"), float("nan"), "too few questions") == "(no interval: too few questions)"
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(), reason="not a git checkout")

@@ -1,6 +1,7 @@
 """Papermill executes the notebooks with the smoke parameters, for real, on the 0.5B model."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -295,6 +296,12 @@ def test_pg_discrete_smoke_run_scores_labelled_points_with_both_scorers(outputs)
     assert (separation["positives"] == 1).all() and (separation["negatives"] == 1).all()
     assert separation["auc"].between(0, 1).all()
     assert (outputs / "figures" / "pg_discrete_smoke.png").stat().st_size > 10_000
+    # One question: no interval over questions, and the legend says so. The SVG twin keeps the text as text, its
+    # lines wrapped to the legend's width.
+    assert separation["auc_lo"].isna().all()
+    drawn = " ".join(re.findall(r">([^<]*)</text>", (outputs / "figures" / "pg_discrete_smoke.svg").read_text()))
+    assert "(no interval: too few questions)" in drawn
+    assert "nan" not in drawn
     assert_rescores_without_a_call(out)  # logprob-scored
 
 

@@ -182,6 +182,14 @@ def p_text(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
+def interval_text(lo: float, hi: float, too_few: str) -> str:
+    """A 95 % interval as a legend quotes it, "[lo, hi]"; one that is undefined (NaN: too few clusters to
+    resample, e.g. a smoke run's one question) says why (`too_few`) rather than "[nan, nan]"."""
+    if lo != lo or hi != hi:
+        return f"(no interval: {too_few})"
+    return f"[{lo:.2f}, {hi:.2f}]"
+
+
 def draw_reliability(ax, table, label: str, **style) -> None:
     """A reliability curve: per score bin, the share labelled 1 (Wilson 95 % CI) against the mean score, with
     the diagonal a calibrated score would follow; each bin's count in the legend, left to right (written beside
@@ -196,7 +204,7 @@ def draw_reliability(ax, table, label: str, **style) -> None:
     ax.set(xlabel="mean score in bin", ylabel="share labelled 1", xlim=(-0.02, 1.02), ylim=(-0.05, 1.05))
 
 
-__all__ = ["COLUMN", "PAGE", "draw_reliability", "p_text", "plt", "save_figure"]
+__all__ = ["COLUMN", "PAGE", "draw_reliability", "interval_text", "p_text", "plt", "save_figure"]
 
 
 def series_interval(summary, source: str) -> str:

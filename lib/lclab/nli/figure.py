@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import PAGE, plt, save_figure
+from ..figures import PAGE, interval_text, plt, save_figure
 from ..scoring.score_eval import roc_points
 from .items import DIRECTION_NAMES, DIRECTIONS
 from .tables import SCORERS
@@ -39,7 +39,7 @@ def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame
                 fpr, tpr = roc_points(part.entailed.astype(int), part[column].astype(float))
                 ax.plot(fpr, tpr, styles[scorer], color=colours[c], drawstyle="steps-post",
                         label=f"{c.model.split('/')[-1]}, {c.prompt}, c={c.concurrency}, {scorer}: "
-                              f"{row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
+                              f"{row.auc:.2f} {interval_text(row.auc_lo, row.auc_hi, 'too few answers')}")
         ax.plot([0, 1], [0, 1], ":", color="grey")
         ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                title=f"{DIRECTION_NAMES[d]} (n={n})")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import PAGE, draw_reliability, plt, save_figure
+from ..figures import PAGE, draw_reliability, interval_text, plt, save_figure
 from ..scoring.score_eval import roc_points
 from .points import SCORERS, usable
 
@@ -29,7 +29,8 @@ def score_separation_figure(scored: pd.DataFrame, separation: pd.DataFrame, cali
             continue
         fpr, tpr = roc_points(group["label"].astype(int), group[column])
         roc_ax.plot(fpr, tpr, SCORER_STYLES[row.scorer], color=colours[row.model], drawstyle="steps-post",
-                    label=f"{row.model}, {row.scorer}: AUC {row.auc:.2f} [{row.auc_lo:.2f}, {row.auc_hi:.2f}]")
+                    label=f"{row.model}, {row.scorer}: AUC {row.auc:.2f} "
+                          f"{interval_text(row.auc_lo, row.auc_hi, 'too few questions')}")
     if not roc_ax.lines:  # every model's labelled points of one class: no curve can be drawn
         roc_ax.text(0.35, 0.8, "labelled points of one class only:\nno ROC curve", ha="center", va="center")
     roc_ax.plot([0, 1], [0, 1], ":", color="grey")
