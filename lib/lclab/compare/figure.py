@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..figures import PAGE, p_text, plt, save_figure
+from ..figures import PAGE, interval_text, p_text, plt, save_figure
 from ..scoring.score_eval import roc_points
 from .pairs import spec_of
 
@@ -34,7 +34,7 @@ def family_figure(family: str, summary: pd.DataFrame, paired: pd.DataFrame, seri
             fpr, tpr = roc_points(ok[spec.label].astype(int), ok[spec.value].astype(float))
             auc = summary.set_index("series").loc[name]
             left.plot(fpr, tpr, drawstyle="steps-post",
-                      label=f"{shown(name)}: {auc.value:.2f} [{auc.lo:.2f}, {auc.hi:.2f}]")
+                      label=f"{shown(name)}: {auc.value:.2f} {interval_text(auc.lo, auc.hi, f'too few {spec.unit}')}")
         left.plot([0, 1], [0, 1], ":", color="grey")
         left.set(xlabel="false-positive rate", ylabel="true-positive rate",
                  title=f"ROC (AUC [bootstrap 95 % CI over {spec.unit}])")
