@@ -164,6 +164,19 @@ def test_the_auc_intervals_resample_questions_not_points():
                                                                    by_question["difference_hi"])
 
 
+def test_a_paired_auc_difference_over_one_question_has_no_interval_and_no_test():
+    from lclab.scoring.score_eval import paired_auc_difference
+
+    # Two points of one question (a smoke run): every resample is that question again, so no interval and no p
+    # (not a zero-width interval with p = 0); the difference itself is still reported.
+    one = paired_auc_difference([1, 0], [0.9, 0.1], [0.4, 0.6], clusters=["q1", "q1"])
+    assert one["difference"] == 1.0 and one["n_clusters"] == 1
+    assert all(one[k] != one[k] for k in ("difference_lo", "difference_hi", "p_value"))
+    two = paired_auc_difference([1, 0, 1, 0], [0.9, 0.1, 0.8, 0.3], [0.4, 0.6, 0.7, 0.2],
+                                clusters=["q1", "q1", "q2", "q2"])
+    assert two["n_clusters"] == 2 and two["difference_lo"] == two["difference_lo"]
+
+
 def test_a_run_on_an_endpoint_without_logprobs_replays_with_no_call(no_logprobs_server, monkeypatch):
     from lclab.models import ACCOUNTING
     from lclab.models.replay import REPLAY_ENV

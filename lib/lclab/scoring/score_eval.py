@@ -143,7 +143,9 @@ def paired_auc_difference(labels, scores_a, scores_b, n_boot: int = 2000, seed: 
         groups = np.asarray(list(clusters), dtype=object)[both]
         members = [np.flatnonzero(groups == g) for g in dict.fromkeys(groups)]
         out["n_clusters"] = len(members)
-    if len(pos) == 0 or len(neg) == 0:
+    # One cluster resamples to itself every time: a zero-width interval and p = 0 that say nothing (no interval,
+    # no test, as cluster_auc_ci gives the AUC itself).
+    if len(pos) == 0 or len(neg) == 0 or out.get("n_clusters", 2) < 2:
         return {**out, "difference_lo": math.nan, "difference_hi": math.nan, "p_value": math.nan}
     rng = np.random.default_rng(seed)
     diffs = np.full(n_boot, math.nan)
