@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 from lclab.scoring.score_eval import bootstrap_auc_ci, calibration_table, roc_auc, separation_summary
+from lclab.stats import wilson_interval
 from sklearn.metrics import roc_auc_score
 
 
@@ -42,6 +43,20 @@ def test_accuracy_at_the_threshold_and_its_interval():
     assert 0 < summary["accuracy_lo"] < 0.5 < summary["accuracy_hi"] < 1
     assert (summary["positives"], summary["negatives"]) == (2, 2)
 
+
+
+def test_given_clusters_the_accuracy_interval_is_over_clusters_not_points():
+    # four questions of two points each, right or wrong together: 6 of 8 points, 3 of 4 questions
+    labels, scores = [1, 0, 1, 0, 1, 0, 1, 0], [0.9, 0.1, 0.9, 0.1, 0.1, 0.9, 0.9, 0.1]
+    questions = ["q1", "q1", "q2", "q2", "q3", "q3", "q4", "q4"]
+    points = separation_summary(labels, scores)
+    clustered = separation_summary(labels, scores, clusters=questions)
+    assert points["accuracy"] == clustered["accuracy"] == pytest.approx(0.75)
+    assert (points["accuracy_lo"], points["accuracy_hi"]) == pytest.approx(wilson_interval(6, 8))
+    # four units, not eight: wider than Wilson's over the points
+    assert clustered["accuracy_lo"] < points["accuracy_lo"] and clustered["accuracy_hi"] > points["accuracy_hi"]
+    one = separation_summary(labels[:2], scores[:2], clusters=questions[:2])
+    assert one["accuracy"] == 1.0 and math.isnan(one["accuracy_lo"]) and math.isnan(one["accuracy_hi"])
 
 def test_bootstrap_interval_brackets_the_estimate_and_is_seeded():
     rng = np.random.default_rng(0)

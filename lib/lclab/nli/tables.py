@@ -9,7 +9,7 @@ from ..scoring.baselines import content_overlap
 from ..scoring.refusal import refusal_cue
 from ..scoring.reliability import card, cards
 from ..scoring.score_eval import separation_summary
-from ..stats import wilson_interval
+from ..stats.clusters import cluster_mean_ci
 from .combined import COMBINED
 from .items import DIRECTION_NAMES, DIRECTIONS
 
@@ -40,7 +40,8 @@ def auc_table(hyp: pd.DataFrame) -> pd.DataFrame:
 
 
 def refusal_table(items: pd.DataFrame, refusal_labels: pd.DataFrame) -> pd.DataFrame:
-    """Refusal-tagging accuracy per configuration over answers and ground truths, with a Wilson CI."""
+    """Refusal-tagging accuracy per configuration over answers and ground truths, with a 95 % interval over items
+    (an item's answer and ground truth are one unit: stats.clusters.cluster_mean_ci)."""
     truth = {(r.item_id, r.text): r.refusal for r in refusal_labels.itertuples()}
     rows = []
     for keys, part in items.groupby(CONFIG_COLUMNS, sort=False):
@@ -48,15 +49,17 @@ def refusal_table(items: pd.DataFrame, refusal_labels: pd.DataFrame) -> pd.DataF
         for r in part.itertuples():
             for text, col in (("answer", "answer_refusal"), ("ground_truth", "gt_refusal")):
                 if (r.item_id, text) in truth:
-                    pairs.append((truth[(r.item_id, text)], getattr(r, col)))
-        tagged = [(y, bool(p)) for y, p in pairs if p is not None and not pd.isna(p)]
-        correct = sum(int(y) == int(p) for y, p in tagged)
-        lo, hi = wilson_interval(correct, len(tagged))
+                    pairs.append((truth[(r.item_id, text)], getattr(r, col), r.item_id))
+        tagged = [(y, bool(p), item) for y, p, item in pairs if p is not None and not pd.isna(p)]
+        correct = sum(int(y) == int(p) for y, p, _ in tagged)
+        interval = cluster_mean_ci([float(int(y) == int(p)) for y, p, _ in tagged], [item for *_, item in tagged])
+        lo, hi = interval["lo"], interval["hi"]
         rows.append({**dict(zip(CONFIG_COLUMNS, keys)), "labelled_texts": len(pairs), "untagged": len(pairs) - len(tagged),
-                     "refusals": sum(y for y, _ in pairs), "accuracy": correct / len(tagged) if tagged else float("nan"),
+                     "refusals": sum(y for y, *_ in pairs),
+                     "accuracy": correct / len(tagged) if tagged else float("nan"),
                      "accuracy_lo": lo, "accuracy_hi": hi,
-                     "missed_refusals": sum(1 for y, p in tagged if y and not p),
-                     "false_refusals": sum(1 for y, p in tagged if p and not y)})
+                     "missed_refusals": sum(1 for y, p, _ in tagged if y and not p),
+                     "false_refusals": sum(1 for y, p, _ in tagged if p and not y)})
     return pd.DataFrame(rows)
 
 

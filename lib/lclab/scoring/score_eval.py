@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..stats import wilson_interval
 from ..stats.card import cluster_auc_ci
+from ..stats.clusters import cluster_mean_ci
 
 
 def _as_scores(scores) -> np.ndarray:
@@ -74,17 +75,25 @@ def bootstrap_auc_ci(labels, scores, n_boot: int = 2000, seed: int = 0, level: f
 
 
 def separation_summary(labels, scores, threshold: float = 0.5, clusters=None) -> dict:
-    """AUC [CI], accuracy at `threshold` (score >= threshold predicts 1) [Wilson CI], counts. The AUC's bootstrap
-    resamples items within each class, or, given `clusters` (each item's independent unit: a question whose
-    positive and negative candidates are two items), whole clusters."""
+    """AUC [CI], accuracy at `threshold` (score >= threshold predicts 1) [CI], counts. Without `clusters` the AUC's
+    bootstrap resamples items within each class and the accuracy's interval is Wilson's over items; given
+    `clusters` (each item's independent unit: a question whose positive and negative candidates are two items),
+    the AUC's bootstrap resamples whole clusters and the accuracy's interval is the cluster-robust one
+    (stats.clusters.cluster_mean_ci; none with fewer than two clusters)."""
     y, s, unscored = _clean(labels, scores)
-    correct = int(((s >= threshold).astype(int) == y).sum())
+    hits = ((s >= threshold).astype(int) == y).astype(float)
+    correct = int(hits.sum())
     if clusters is None:
         auc_lo, auc_hi = bootstrap_auc_ci(y, s)
+        acc_lo, acc_hi = wilson_interval(correct, len(y))
     else:
         scored = ~np.isnan(_as_scores(scores))  # the clusters of the items _clean kept
-        auc_lo, auc_hi = cluster_auc_ci(y, s, np.asarray(list(clusters), dtype=object)[scored])
-    acc_lo, acc_hi = wilson_interval(correct, len(y))
+        kept = np.asarray(list(clusters), dtype=object)[scored]
+        auc_lo, auc_hi = cluster_auc_ci(y, s, kept)
+        # Two points of one question are right or wrong together more often than two questions are: Wilson's
+        # interval over points would be too narrow.
+        accuracy = cluster_mean_ci(hits, kept)
+        acc_lo, acc_hi = accuracy["lo"], accuracy["hi"]
     return {
         "n": int(len(y)), "positives": int(y.sum()), "negatives": int(len(y) - y.sum()), "unscored": unscored,
         "auc": _auc(y, s), "auc_lo": auc_lo, "auc_hi": auc_hi,
