@@ -44,7 +44,6 @@ def test_accuracy_at_the_threshold_and_its_interval():
     assert (summary["positives"], summary["negatives"]) == (2, 2)
 
 
-
 def test_given_clusters_the_accuracy_interval_is_over_clusters_not_points():
     # four questions of two points each, right or wrong together: 6 of 8 points, 3 of 4 questions
     labels, scores = [1, 0, 1, 0, 1, 0, 1, 0], [0.9, 0.1, 0.9, 0.1, 0.1, 0.9, 0.9, 0.1]
@@ -57,6 +56,7 @@ def test_given_clusters_the_accuracy_interval_is_over_clusters_not_points():
     assert clustered["accuracy_lo"] < points["accuracy_lo"] and clustered["accuracy_hi"] > points["accuracy_hi"]
     one = separation_summary(labels[:2], scores[:2], clusters=questions[:2])
     assert one["accuracy"] == 1.0 and math.isnan(one["accuracy_lo"]) and math.isnan(one["accuracy_hi"])
+
 
 def test_bootstrap_interval_brackets_the_estimate_and_is_seeded():
     rng = np.random.default_rng(0)

@@ -51,8 +51,9 @@ def refusal_table(items: pd.DataFrame, refusal_labels: pd.DataFrame) -> pd.DataF
                 if (r.item_id, text) in truth:
                     pairs.append((truth[(r.item_id, text)], getattr(r, col), r.item_id))
         tagged = [(y, bool(p), item) for y, p, item in pairs if p is not None and not pd.isna(p)]
-        correct = sum(int(y) == int(p) for y, p, _ in tagged)
-        interval = cluster_mean_ci([float(int(y) == int(p)) for y, p, _ in tagged], [item for *_, item in tagged])
+        hits = [float(int(y) == int(p)) for y, p, _ in tagged]
+        correct = sum(hits)
+        interval = cluster_mean_ci(hits, [item for *_, item in tagged])
         lo, hi = interval["lo"], interval["hi"]
         rows.append({**dict(zip(CONFIG_COLUMNS, keys)), "labelled_texts": len(pairs), "untagged": len(pairs) - len(tagged),
                      "refusals": sum(y for y, *_ in pairs),
