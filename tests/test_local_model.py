@@ -62,9 +62,12 @@ def test_token_counting_uses_the_models_tokenizer_and_chat_template():
     assert count_prompt_tokens(SMALL_MODEL, prompt) == reply.prompt_tokens  # exact, as llama.cpp counts
 
 
-def test_a_text_counted_again_is_not_tokenized_again_and_counts_the_same(monkeypatch):
-    from lclab.models import backend_for
+def test_a_text_counted_again_is_not_tokenized_again_and_counts_the_same(monkeypatch, tmp_path):
+    from lclab.models import backend_for, token_counts
 
+    # counts kept on disk by earlier processes would spare the first tokenizing too: this test's own store
+    store = token_counts.TokenCounts(tmp_path / "token_counts.sqlite")
+    monkeypatch.setattr(token_counts, "kept_counts", lambda: store)
     backend, texts = backend_for(SMALL_MODEL), ["Rome is in Italy. " * 40, "Rome is in Italy. " * 41]
     fresh = [len(backend._vocab.tokenize(t.encode(), add_bos=False, special=False)) for t in texts]
     assert [count_tokens(SMALL_MODEL, t) for t in texts] == fresh

@@ -21,6 +21,12 @@ def plan(model_dir: Path, tmp_path: Path, settings: str = "n_samples: 2",
                           capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
 
 
+def models_in(folder: Path) -> list[str]:
+    """The files of a model folder that are not a plan's own records (the machine's speeds, the tokens counted)."""
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name != "throughput.json" and not p.name.startswith("token_counts.sqlite"))
+
+
 def holding_the_small_model(tmp_path: Path) -> tuple[Path, Path]:
     """A model folder that holds the assembled 0.5B only (linked, not copied): (the folder, the model)."""
     models = tmp_path / "models"
@@ -39,7 +45,7 @@ def test_a_plan_before_any_model_is_fetched_counts_approximately_and_says_what_s
     assert "set-up still has to fetch and assemble qwen2.5-coder-0.5b" in result.stdout
     assert "counted approximately (tiktoken cl100k_base)" in result.stdout
     # nothing assembled (a plan in a process of all the cores keeps this machine's numpy figures there)
-    assert [p.name for p in models.iterdir() if p.name != "throughput.json"] == []
+    assert models_in(models) == []
 
 
 @pytest.mark.model
@@ -50,7 +56,7 @@ def test_a_plan_with_only_the_small_model_counts_the_other_with_its_tokenizer_an
     assert "fetch and assemble qwen2.5-coder-1.5b" in result.stdout
     assert "qwen2.5-coder-1.5b: counted with qwen2.5-coder-0.5b-instruct.gguf's tokenizer" in result.stdout
     assert "n_ctx_train" not in result.stdout + result.stderr
-    assert sorted(p.name for p in models.iterdir() if p.name != "throughput.json") == [small.name]
+    assert models_in(models) == [small.name]
 
 
 HIDE_LLAMA_CPP = """

@@ -16,6 +16,7 @@ from .llama_engine import LLAMA_DEFAULTS, engine_settings, llama_threads, quiet_
 from .llama_logits import piece as _piece, top_pairs as _top_pairs
 from .local_models import EMBEDDED_MODELS, assembled, file_sha256, resolve_local, tokenizer_twin
 from .protocol import RawReply, Settings, chat_kwargs
+from .token_counts import counted
 
 # llama-cpp-python opens /dev/null twice to hush its loader and never closes it; at exit Python printed two
 # "unclosed file" warnings under every plan. They are that library's, not a leak of ours.
@@ -138,13 +139,15 @@ class LocalBackend:
 
     def _count(self, text: str, special: bool) -> int:
         """Tokens of `text` under the vocabulary file, remembered: a plan or a budget search counts the same
-        passages and prompts again and again (a third of a plan's counting), and llama.cpp reads ~1 MB/s here."""
+        passages and prompts again and again (a third of a plan's counting), and llama.cpp reads ~1 MB/s here;
+        kept on disk for the next process (lclab.models.token_counts)."""
         data = text.encode("utf-8")
         key = (str(self._vocab_path), special, hashlib.blake2b(data, digest_size=16).digest())
         if (n := self._counted.get(key)) is None:
             if len(self._counted) > 100_000:  # ~25 MB: a long-lived process starts over rather than grow
                 self._counted.clear()
-            n = self._counted[key] = len(self._vocab.tokenize(data, add_bos=False, special=special))
+            n = self._counted[key] = counted(self._vocab_path, special, key[2], lambda: len(
+                self._vocab.tokenize(data, add_bos=False, special=special)))
         return n
 
     @cached_property

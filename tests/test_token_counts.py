@@ -1,0 +1,63 @@
+"""Token counts kept on disk (lclab.models.token_counts): a count made in one process is read by the next instead of
+tokenizing again; a vocabulary file changed on disk is a new vocabulary; a folder that cannot hold the file leaves
+counting as it was."""
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from lclab.models import token_counts
+from lclab.models.token_counts import TokenCounts, counted, vocabulary_id
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def never() -> int:
+    raise AssertionError("tokenized again")
+
+
+def test_a_count_made_once_is_read_by_the_next_process(tmp_path, monkeypatch):
+    vocabulary = tmp_path / "vocabulary.gguf"
+    vocabulary.write_bytes(b"a vocabulary")
+    store = TokenCounts(tmp_path / "models" / "token_counts.sqlite")
+    monkeypatch.setattr(token_counts, "kept_counts", lambda: store)
+    assert counted(vocabulary, False, digest("Rome is in Italy."), lambda: 5) == 5
+    assert counted(vocabulary, True, digest("Rome is in Italy."), lambda: 6) == 6  # special tokens parsed: apart
+    store.flush()
+    # another process, another handle on the same file
+    read = ("import sys; from pathlib import Path; from lclab.models.token_counts import TokenCounts, vocabulary_id; "
+            "print(TokenCounts(Path(sys.argv[1])).get(vocabulary_id(sys.argv[2]), False, bytes.fromhex(sys.argv[3])))")
+    out = subprocess.run([sys.executable, "-c", read, str(store.path), str(vocabulary), digest("Rome is in Italy.").hex()],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "lib")}, check=True)
+    assert out.stdout.strip() == "5"
+    monkeypatch.setattr(token_counts, "kept_counts", lambda: TokenCounts(store.path))
+    assert counted(vocabulary, False, digest("Rome is in Italy."), never) == 5
+    assert counted(vocabulary, True, digest("Rome is in Italy."), never) == 6
+
+
+def test_a_vocabulary_changed_on_disk_counts_again(tmp_path, monkeypatch):
+    vocabulary = tmp_path / "vocabulary.gguf"
+    vocabulary.write_bytes(b"a vocabulary")
+    store = TokenCounts(tmp_path / "token_counts.sqlite")
+    monkeypatch.setattr(token_counts, "kept_counts", lambda: store)
+    assert counted(vocabulary, False, digest("text"), lambda: 1) == 1
+    vocabulary.write_bytes(b"another vocabulary, fetched again")
+    vocabulary_id.cache_clear()  # a new process looks the file up again
+    assert counted(vocabulary, False, digest("text"), lambda: 2) == 2
+
+
+def test_a_folder_that_cannot_hold_the_counts_leaves_counting_in_memory(tmp_path, monkeypatch):
+    vocabulary = tmp_path / "vocabulary.gguf"
+    vocabulary.write_bytes(b"a vocabulary")
+    (tmp_path / "models").write_text("a file where the folder should be")
+    store = TokenCounts(tmp_path / "models" / "token_counts.sqlite")
+    monkeypatch.setattr(token_counts, "kept_counts", lambda: store)
+    assert [counted(vocabulary, False, digest(str(i)), lambda: 3) for i in range(300)] == [3] * 300
+    store.flush()
+    assert store.get(vocabulary_id(str(vocabulary)), False, digest("1")) is None
