@@ -33,8 +33,9 @@ def test_a_count_made_once_is_read_by_the_next_process(tmp_path, monkeypatch):
     # another process, another handle on the same file
     read = ("import sys; from pathlib import Path; from lclab.models.token_counts import TokenCounts, vocabulary_id; "
             "print(TokenCounts(Path(sys.argv[1])).get(vocabulary_id(sys.argv[2]), False, bytes.fromhex(sys.argv[3])))")
-    out = subprocess.run([sys.executable, "-c", read, str(store.path), str(vocabulary), digest("Rome is in Italy.").hex()],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "lib")}, check=True)
+    asked = [str(store.path), str(vocabulary), digest("Rome is in Italy.").hex()]
+    out = subprocess.run([sys.executable, "-c", read, *asked], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "lib")})
     assert out.stdout.strip() == "5"
     monkeypatch.setattr(token_counts, "kept_counts", lambda: TokenCounts(store.path))
     assert counted(vocabulary, False, digest("Rome is in Italy."), never) == 5
