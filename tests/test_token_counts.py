@@ -4,6 +4,7 @@ counting as it was."""
 
 import hashlib
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -62,3 +63,17 @@ def test_a_folder_that_cannot_hold_the_counts_leaves_counting_in_memory(tmp_path
     assert [counted(vocabulary, False, digest(str(i)), lambda: 3) for i in range(300)] == [3] * 300
     store.flush()
     assert store.get(vocabulary_id(str(vocabulary)), False, digest("1")) is None
+
+
+def test_a_counts_file_broken_under_a_running_process_is_counted_again_not_an_error(tmp_path, monkeypatch):
+    vocabulary = tmp_path / "vocabulary.gguf"
+    vocabulary.write_bytes(b"a vocabulary")
+    store = TokenCounts(tmp_path / "token_counts.sqlite")
+    monkeypatch.setattr(token_counts, "kept_counts", lambda: store)
+    assert counted(vocabulary, False, digest("text"), lambda: 4) == 4
+    store.flush()
+    with sqlite3.connect(store.path) as other:  # another process empties the folder's counts mid-run
+        other.execute("DROP TABLE counts")
+    assert store.get(vocabulary_id(str(vocabulary)), False, digest("text")) is None
+    assert counted(vocabulary, False, digest("text"), lambda: 4) == 4  # counted again
+    store.flush()  # its batch has no table to go to: dropped, not raised
