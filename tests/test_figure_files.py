@@ -2,6 +2,7 @@
 docs/figures/, and a figure drawn twice is the same bytes in every format."""
 
 import hashlib
+import re
 import shutil
 import subprocess
 
@@ -24,6 +25,22 @@ def test_the_same_figure_drawn_twice_is_the_same_bytes(tmp_path):
     for suffix in (".png", ".pdf", ".svg"):
         first, second = (hashlib.sha256((tmp_path / f"{n}{suffix}").read_bytes()).hexdigest() for n in "ab")
         assert first == second, suffix
+
+
+def test_a_long_caption_is_wrapped_to_the_figures_width_in_every_format(tmp_path):
+    from PIL import Image
+    from lclab.figures import COLUMN, DPI
+
+    caption = " ".join(["judge local/qwen2.5-coder-1.5b (self-judged); card AUC 0.89 [0.50, 1.00]"] * 6)
+    fig, ax = plt.subplots(figsize=(COLUMN, 2))
+    ax.plot([0, 1], [0, 1])
+    save_figure(fig, tmp_path / "c.png", caption=caption)
+    shown = next(t for t in fig.texts if t.get_text().startswith("judge"))
+    assert shown.get_text().replace("\n", " ") == caption and shown.get_text().count("\n") >= 3
+    assert Image.open(tmp_path / "c.png").width <= (COLUMN + 0.1) * DPI  # one line of it would be ~6 columns wide
+    width = re.search(r'<svg[^>]* width="([0-9.]+)pt"', (tmp_path / "c.svg").read_text()).group(1)
+    assert float(width) <= (COLUMN + 0.1) * 72
+    plt.close(fig)
 
 
 def test_an_undefined_interval_is_named_in_a_legend_not_printed_as_nan():
