@@ -5,6 +5,7 @@ cached replies and never touch the committed figures; the smoke notebooks alone 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import socket
 import subprocess
@@ -115,6 +116,20 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def stable_port(name: str) -> int:
+    """A loopback port of this checkout's own for the server `name` (a free one where it is taken): a served model's
+    replies are cached under its URL, so the same port lets a warm rerun read what an earlier session's server
+    said (kept_model_calls)."""
+    port = 20_000 + int(hashlib.sha256(f"{paths.REPO}:{name}".encode()).hexdigest(), 16) % 20_000
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers bind: a closed one's port is free
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return free_port()
+    return port
 
 
 def wait_for_http(proc, url: str, log_path, name: str, timeout: float) -> None:
@@ -254,14 +269,14 @@ _build_waited = False
 @pytest.fixture(scope="module")
 def bundled_llama_server(tmp_path_factory):
     """The llama.cpp server the set-up builds (llama-server), serving the 0.5B model with a 2,048-token window on
-    a free loopback port: yields its base URL."""
+    a loopback port of its own (stable_port): yields its base URL."""
     from lclab.models.local_models import ensure_model, llama_server_binary
 
     binary = llama_server_binary()
     wait_for_server_build(binary)
     if not binary.exists():
         pytest.skip(f"{binary} is not built: run scripts/setup.sh --llama-server (./run_tests.sh does)")
-    port, log_path = free_port(), tmp_path_factory.mktemp("llama-server") / "server.log"
+    port, log_path = stable_port("llama-server"), tmp_path_factory.mktemp("llama-server") / "server.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen([str(binary), "-m", str(ensure_model("qwen2.5-coder-0.5b")), "-c", "2048",
                                  "-t", str(llama_threads()), "--host", "127.0.0.1", "--port", str(port)],

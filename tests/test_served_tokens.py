@@ -35,9 +35,11 @@ def test_the_servers_own_tokenizer_counts_exactly_what_the_server_reads(llama_se
         assert count_prompt_tokens(llama_server, prompt) == reply.prompt_tokens
 
 
-def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(llama_server):
+def test_a_budget_fills_to_the_servers_count_and_one_over_the_window_is_refused(llama_server, kept_model_calls):
     # What the served model is asked to fill is the question here, not what a judge says of its reply: the fake
-    # judge spares the server its six card verdicts (5 of this test's 15 s).
+    # judge spares the server its six card verdicts (5 of this test's 15 s). The server's reply, with its count of
+    # the prompt, is kept across sessions (a fresh clone asks the server; the budget is filled with its tokenizer
+    # every time).
     result = run_depth_sweep(SweepParameters(model=llama_server, judge_model="fake/judge", n_qa=1,
                                              context_tokens=[900], depths=[0], run_name="served", max_answer_tokens=8,
                                              card_texts=SMOKE_CARD_TEXTS))
@@ -61,7 +63,8 @@ def test_lengths_beyond_the_servers_window_are_refused_or_left_out_by_name(llama
         within_window(llama_server, [4000], 32, "skip")
 
 
-def test_a_synthetic_run_on_the_server_answers_the_lengths_that_fit_and_names_the_others(llama_server):
+def test_a_synthetic_run_on_the_server_answers_the_lengths_that_fit_and_names_the_others(llama_server,
+                                                                                         kept_model_calls):
     from lclab.synthetic import run_synthetic
     from lclab.synthetic.parameters import Parameters as SyntheticParameters
 
