@@ -147,7 +147,7 @@ def test_effective_length_is_the_longest_length_keeping_85_percent_of_the_shorte
 
 
 def test_the_depth_figure_shows_accuracy_by_length_and_the_effective_length(tmp_path):
-    from lclab.depth_sweep import depth_figure
+    from lclab.depth_sweep.figure import depth_figure
     from lclab.stats.effective_length import accuracy_by_length, effective_length_ci
 
     # 10 QA pairs per length, the fewest from which the figure gives an effective length.

@@ -15,9 +15,9 @@ docs/adding-an-experiment.md). Nothing here imports an experiment by name.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import pkgutil
 import sys
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -167,7 +167,9 @@ def discover() -> None:
 
     for info in pkgutil.iter_modules(lclab.__path__):
         module = f"lclab.{info.name}.experiment"
-        if info.ispkg and importlib.util.find_spec(module) is not None:
+        # Looked up as a file: find_spec would import the folder's package to look, and a package with no
+        # experiment (compare: its figures, so seaborn and scipy.stats) would load with every registry.
+        if info.ispkg and (Path(info.module_finder.path) / info.name / "experiment.py").exists():
             try:
                 importlib.import_module(module)
             except Exception as err:

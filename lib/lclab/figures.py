@@ -22,6 +22,8 @@ if "ipykernel" not in sys.modules:
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 import seaborn as sns  # noqa: E402
 
+from .stats import p_text  # noqa: E402  (quoted beside the figures' intervals; defined with the statistics)
+
 COLUMN = 3.5  # inches: one column of a two-column paper
 PAGE = 7.2  # inches: both columns
 FORMATS = (".png", ".pdf", ".svg")
@@ -202,13 +204,6 @@ def _legends_off_the_data(fig) -> None:
         if os.environ.get("LCLAB_STRICT_FIGURES") == "1":
             raise AssertionError("; ".join(problems))
         warnings.warn("; ".join(problems))
-
-
-def p_text(p: float) -> str:
-    """A p-value as a reader quotes it: two significant digits, and no "p = 0.00" for a small one."""
-    if p != p:  # NaN: no test was possible
-        return "no test"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
 
 
 def interval_text(lo: float, hi: float, too_few: str) -> str:

@@ -7,6 +7,5 @@
     experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
-from .figure import context_vs_rag_figure, frontier_figure
 from .run import EXPERIMENT, METHODS, run_context_vs_rag, summarize
 from .sets import DocumentSet, build_sets, n_at_level, retrieve

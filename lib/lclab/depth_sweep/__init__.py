@@ -8,5 +8,4 @@
     experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
-from .figure import depth_figure
 from .sweep import EXPERIMENT, build_trials, run_depth_sweep, summarize

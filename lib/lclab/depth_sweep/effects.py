@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..figures import p_text
-from ..stats import paired_effect
+from ..stats import p_text, paired_effect
 from ..stats.clusters import depth_length_gee
 from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
 from ..stats.paired import effect_row, paired, power_note, wide

@@ -22,7 +22,6 @@ from .evaluate import (
     seed_auc_table,
     seed_timing_table,
 )
-from .figure import nli_figure
 from .items import DIRECTION_NAMES, DIRECTIONS, ORDERS, EvalItem, order_requests, prepare
 from .labels import Labels, load_items, load_labels
 from .run import run_nli

@@ -12,5 +12,4 @@ mix of golden and noisy contexts cover, and does the fact-extraction prompt matt
 from .combine import combination_score, combinations_table, context_combinations, or_binary, or_soft, per_context_table
 from .contexts import Context, contexts_table, load_reviewed, pick_contexts
 from .facts import STYLES, extract_facts, unique_facts
-from .figure import coverage_figure
 from .run import EXPERIMENT, run_continuous

@@ -7,6 +7,5 @@ golden response, and does the logprob-weighted score tell better than the sample
     experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
-from .figure import score_separation_figure
 from .points import SCORERS, attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, usable
 from .run import EXPERIMENT, calibration, prepare, run_discrete, score_point, separation

@@ -14,7 +14,6 @@ Its Polish lemmas are in lclab.text.polish and its JSON model configs in lclab.m
 
 from ..models.configs import ModelConfig, model_config
 from .data import BenchmarkItem, DataError, load_badwords, load_documents, load_samples
-from .figure import rag_ifeval_figure
 from .options import Options, build_prompt, context_order, load_template
 from .rules import CONDITIONS, METRICS, Answer, Judge
 from .run import EXPERIMENT, prepare, run_model, run_models

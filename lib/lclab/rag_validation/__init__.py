@@ -10,5 +10,4 @@ and are the answers right, relevant and faithful?
 """
 
 from .curves import QUALITY, answer_quality, retrieval_curves, seed_numbers
-from .figure import retrieval_curves_figure
 from .run import EXPERIMENT, format_passages, run_rag_validation, single_chunk_questions

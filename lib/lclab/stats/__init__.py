@@ -26,6 +26,13 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
+def p_text(p: float) -> str:
+    """A p-value as a reader quotes it: two significant digits, and no "p = 0.00" for a small one."""
+    if p != p:  # NaN: no test was possible
+        return "no test"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.2g}"
+
+
 def interval_verdict(lo: float, hi: float) -> str:
     """What a paired difference's interval says of the first scorer against the second: "beats" (above 0),
     "loses to" (below 0), "ties with" (it holds 0), "cannot be compared with" (no interval); never the point."""

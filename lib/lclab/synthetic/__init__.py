@@ -14,8 +14,7 @@ seeded samples as the budget allows and no judge? The lab's own tasks, and RULER
     experiment.py  its registration: plan, design, comparison
 """
 
-from .figure import synthetic_figure
 from .run import EXPERIMENT, build_samples, run_synthetic, summarize
 from .tasks import TASKS, score
 
-__all__ = ["EXPERIMENT", "TASKS", "build_samples", "run_synthetic", "score", "summarize", "synthetic_figure"]
+__all__ = ["EXPERIMENT", "TASKS", "build_samples", "run_synthetic", "score", "summarize"]
