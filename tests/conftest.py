@@ -267,16 +267,19 @@ _build_waited = False
 
 
 @pytest.fixture(scope="module")
-def bundled_llama_server(tmp_path_factory):
+def bundled_llama_server(tmp_path_factory, request):
     """The llama.cpp server the set-up builds (llama-server), serving the 0.5B model with a 2,048-token window on
-    a loopback port of its own (stable_port): yields its base URL."""
+    a loopback port of the test module's own (stable_port; one per module, as two modules' servers may run at
+    once, and llama-server binds with SO_REUSEPORT, so a second one on the same port would share it): yields its
+    base URL."""
     from lclab.models.local_models import ensure_model, llama_server_binary
 
     binary = llama_server_binary()
     wait_for_server_build(binary)
     if not binary.exists():
         pytest.skip(f"{binary} is not built: run scripts/setup.sh --llama-server (./run_tests.sh does)")
-    port, log_path = stable_port("llama-server"), tmp_path_factory.mktemp("llama-server") / "server.log"
+    port = stable_port(f"llama-server for {request.module.__name__}")
+    log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen([str(binary), "-m", str(ensure_model("qwen2.5-coder-0.5b")), "-c", "2048",
                                  "-t", str(llama_threads()), "--host", "127.0.0.1", "--port", str(port)],
