@@ -43,6 +43,22 @@ def test_a_long_caption_is_wrapped_to_the_figures_width_in_every_format(tmp_path
     plt.close(fig)
 
 
+def test_a_legend_below_its_panel_is_no_wider_than_the_panel_and_an_unlabelled_one_is_no_box():
+    from lclab.figures import PAGE, legend_below
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE, 3))
+    for k in range(4):
+        left.plot([0, 1], [0, k], label=f"qwen2.5-coder-0.5b, probability, c=1, tags (share supported) {k}: 0.50 "
+                                        "(no interval: too few answers)")
+    right.plot([0, 1], [0, 1], ":")
+    assert legend_below(left, fontsize=6, title="AUC") is not None
+    assert legend_below(right) is None and right.get_legend() is None
+    fig.tight_layout()
+    renderer = fig.canvas.get_renderer()
+    assert left.get_legend().get_window_extent(renderer).width <= left.get_window_extent(renderer).width
+    plt.close(fig)
+
+
 def test_an_undefined_interval_is_named_in_a_legend_not_printed_as_nan():
     assert interval_text(0.25, 0.875, "too few questions") == "[0.25, 0.88]"
     assert interval_text(float("nan"), float("nan"), "too few questions") == "(no interval: too few questions)"

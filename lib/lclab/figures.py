@@ -176,6 +176,22 @@ def covered_points(fig) -> list[str]:
     return out
 
 
+def legend_below(ax, fontsize: float = 6.5, below: float = -0.25, **kw):
+    """The axes' legend below it, as wide as the axes: labels wrapped to that width and as many columns as fit, so
+    that two panels' legends side by side do not run into each other (nor squeeze the axes). None, and no box, when
+    nothing in the axes is labelled (one class only: no ROC curve); `kw` goes to `ax.legend` (a title)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    if not labels:
+        return None
+    fits = max(16, int(ax.get_position().width * ax.get_figure().get_figwidth() * 72 / (0.55 * fontsize)))
+    wrapped = ["\n".join(textwrap.wrap(label, fits)) or label for label in labels]
+    longest = max(len(line) for label in wrapped for line in label.splitlines())
+    return ax.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, below), fontsize=fontsize,
+                     ncol=max(1, min(3, len(labels), fits // (longest + 6))), **kw)
+
+
 def _legends_off_the_data(fig) -> None:
     """Move an axes legend that covers plotted points below its axes (where it covers none); a legend that still
     covers points is an error under LCLAB_STRICT_FIGURES=1 (the tests), a warning otherwise."""
@@ -185,20 +201,9 @@ def _legends_off_the_data(fig) -> None:
     for ax in fig.axes:
         legend = ax.get_legend()
         if legend is not None and covered:
-            handles, labels = ax.get_legend_handles_labels()
-            if not labels:  # an empty box (nothing labelled was drawn: e.g. one class only, no ROC curve)
-                legend.remove()
-                covered = covered_points(fig)
-                continue
             size = legend.get_texts()[0].get_fontsize() if legend.get_texts() else 7
-            # Below its own axes, as wide as they are: labels wrapped to that width and as many columns as fit, so
-            # that two panels' legends side by side do not run into each other (nor squeeze the axes).
-            fits = max(16, int(ax.get_position().width * fig.get_figwidth() * 72 / (0.55 * size)))
-            wrapped = ["\n".join(textwrap.wrap(label, fits)) or label for label in labels]
-            longest = max(len(line) for label in wrapped for line in label.splitlines())
-            ax.legend(handles, wrapped, loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=size,
-                      ncol=max(1, min(3, len(labels), fits // (longest + 6))))
-            fig.tight_layout()
+            if legend_below(ax, fontsize=size, title=legend.get_title().get_text() or None) is not None:
+                fig.tight_layout()  # (no legend left: an empty box, nothing labelled was drawn)
             covered = covered_points(fig)
     if problems := covered:
         if os.environ.get("LCLAB_STRICT_FIGURES") == "1":
@@ -228,7 +233,7 @@ def draw_reliability(ax, table, label: str, **style) -> None:
     ax.set(xlabel="mean score in bin", ylabel="share labelled 1", xlim=(-0.02, 1.02), ylim=(-0.05, 1.05))
 
 
-__all__ = ["COLUMN", "PAGE", "draw_reliability", "interval_text", "p_text", "plt", "save_figure"]
+__all__ = ["COLUMN", "PAGE", "draw_reliability", "interval_text", "legend_below", "p_text", "plt", "save_figure"]
 
 
 def series_interval(summary, source: str) -> str:

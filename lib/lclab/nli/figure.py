@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import seaborn as sns
 
-from ..figures import PAGE, interval_text, plt, save_figure
+from ..figures import PAGE, interval_text, legend_below, plt, save_figure
 from ..scoring.score_eval import roc_points
 from .items import DIRECTION_NAMES, DIRECTIONS
 from .tables import SCORERS
@@ -43,9 +43,11 @@ def nli_figure(hypotheses: pd.DataFrame, auc: pd.DataFrame, timing: pd.DataFrame
         ax.plot([0, 1], [0, 1], ":", color="grey")
         ax.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                title=f"{DIRECTION_NAMES[d]} (n={n})")
-        # Below the panel: inside, the legend covered the curves it names.
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6,
-                  title="AUC [bootstrap 95 % CI over answers]", title_fontsize=6.5)
+        # Below the panel (inside, the legend covered the curves it names), wrapped to its width
+        if legend_below(ax, fontsize=6, below=-0.2, title="AUC [bootstrap 95 % CI over answers]",
+                        title_fontsize=6.5) is None and n:
+            ax.text(0.02, 0.98, "no ROC curve: the scored answers are all of one class", transform=ax.transAxes,
+                    ha="left", va="top", fontsize=6, color="0.3")
     ax = axes[-1]
     for (model, prompt), group in timing.groupby(["model", "prompt"], sort=False):
         group = group.sort_values("concurrency")
