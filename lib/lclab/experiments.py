@@ -17,8 +17,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd

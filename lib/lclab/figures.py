@@ -202,8 +202,9 @@ def _legends_off_the_data(fig) -> None:
         legend = ax.get_legend()
         if legend is not None and covered:
             size = legend.get_texts()[0].get_fontsize() if legend.get_texts() else 7
+            # Below its own axes, where it covers none; an empty box (nothing labelled was drawn) is removed
             if legend_below(ax, fontsize=size, title=legend.get_title().get_text() or None) is not None:
-                fig.tight_layout()  # (no legend left: an empty box, nothing labelled was drawn)
+                fig.tight_layout()
             covered = covered_points(fig)
     if problems := covered:
         if os.environ.get("LCLAB_STRICT_FIGURES") == "1":
