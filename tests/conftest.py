@@ -124,7 +124,9 @@ def stable_port(name: str) -> int:
     said (kept_model_calls)."""
     port = 20_000 + int(hashlib.sha256(f"{paths.REPO}:{name}".encode()).hexdigest(), 16) % 20_000
     with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers bind: a closed one's port is free
+        # A port an earlier server closed (TIME_WAIT) is free; one a server listens on is not (its SO_REUSEPORT
+        # lets in only another socket that sets it too)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:

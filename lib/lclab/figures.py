@@ -123,7 +123,7 @@ def _wrapped(fig, text: str, size: float) -> str:
     from matplotlib.font_manager import FontProperties
 
     room = fig.get_figwidth() * DPI  # pixels, measured as the PNG draws them (hinting widens small type at 100 dpi)
-    renderer, font = RendererAgg(int(room), int(fig.get_figheight() * DPI), DPI), FontProperties(size=size)
+    renderer, font = RendererAgg(1, 1, DPI), FontProperties(size=size)  # it only measures: no canvas to draw on
     lines: list[str] = []
     for paragraph in text.split("\n"):
         line = ""
