@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/llama_cpp.sh
 
-[ -x "$SERVER_DIR/llama-server" ] && exit 0
+[ -x "$SERVER_DIR/llama-server" ] && compiled_with_these "$SERVER_FLAGS" && exit 0
 [ "${1:-}" = "--built" ] && exit 1
 PY=.venv/bin/python
 llama_source "$PY"
@@ -31,6 +31,7 @@ built=$(dirname "$(find "$TREE/build" -name llama-server -type f -perm -u+x | he
 # Copied to a temporary folder and moved in one step: a stopped copy never looks like a finished server.
 rm -rf "$SERVER_DIR.partial" && mkdir -p "$SERVER_DIR.partial"
 cp -P "$built"/llama-server "$built"/lib*.so* "$SERVER_DIR.partial"/
+echo "$CMAKE_FLAGS" > "$SERVER_DIR.partial/cmake.flags"
 rm -rf "$SERVER_DIR" && mv "$SERVER_DIR.partial" "$SERVER_DIR"
 rm -rf "$TREE" "$SERVER_LOG.pid"
 echo "llama-server: $SERVER_DIR/llama-server"

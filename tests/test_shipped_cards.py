@@ -4,7 +4,7 @@ a first card here judges only a few of them again, and a machine whose verdicts 
 import json
 
 import pytest
-from lclab.models import ACCOUNTING
+from lclab.models import ACCOUNTING, llama_engine
 from lclab.models.local_models import EMBEDDED_MODELS
 from lclab.paths import DATA
 from lclab.scoring import judge_card as jc
@@ -16,18 +16,36 @@ DEFAULT_CARD_TEXTS = 20  # params/default.yaml's card_texts
 SHIPPED_JUDGES = ["local/qwen2.5-coder-0.5b", "local/qwen2.5-coder-1.5b"]
 
 
+@pytest.mark.parametrize("build", ["avx2", "avx512"])
 @pytest.mark.parametrize("judge", SHIPPED_JUDGES)
-def test_the_shipped_verdicts_cover_every_text_a_default_card_reads_with_todays_prompts(judge):
+def test_the_shipped_verdicts_cover_every_text_a_default_card_reads_with_todays_prompts(judge, build):
     """A judge prompt or a label file changed since the verdicts were written leaves texts without one (a first
-    run then judges them): `python -m lclab.scoring.write_shipped_cards JUDGE` writes them again."""
+    run then judges them): `python -m lclab.scoring.write_shipped_cards JUDGE` writes them again, on a machine of
+    each build."""
     folder = DATA / "judge_cards" / store_name(judge)
+    folder = folder / build if build != "avx2" else folder
     made = json.loads((folder / "shipped.json").read_text())
     assert made["judge"] == judge and made["model_sha256"] == EMBEDDED_MODELS[judge.split("/")[1]].sha256
+    assert made.get("llama_cpp_build", "avx2") == build
     for kind, k in KINDS.items():
         shipped = read_verdicts(folder / f"{kind}.jsonl")
         wanted = {prompt_id(k.prompt(r)) for r in jc.card_texts(kind, DEFAULT_CARD_TEXTS).itertuples(index=False)}
         assert wanted <= set(shipped), f"{kind}: {len(wanted - set(shipped))} texts without a shipped verdict"
         assert all(r["verdict"] is not None and 0 <= r["p"] <= 1 for r in shipped.values())
+
+
+def test_a_build_reads_its_own_shipped_verdicts_where_the_repo_has_them(tmp_path, monkeypatch):
+    judge = "local/qwen2.5-coder-0.5b"
+    folder = tmp_path / "shipped" / store_name(judge)
+    (folder / "avx512").mkdir(parents=True)
+    (folder / "shipped.json").write_text("{}")
+    monkeypatch.setenv("LCLAB_SHIPPED_CARDS", str(tmp_path / "shipped"))
+    monkeypatch.setattr(llama_engine, "cpu_build", lambda: "avx512")
+    assert shipped_cards.shipped_folder(judge) == folder  # none of its own yet: the AVX2 build's, checked first
+    (folder / "avx512" / "shipped.json").write_text("{}")
+    assert shipped_cards.shipped_folder(judge) == folder / "avx512"
+    monkeypatch.setattr(llama_engine, "cpu_build", lambda: "avx2")
+    assert shipped_cards.shipped_folder(judge) == folder
 
 
 def ship(tmp_path, judge, kind, shift=0.0):

@@ -4,7 +4,8 @@ judge every shipped labelled text again.
     python -m lclab.scoring.write_shipped_cards local/qwen2.5-coder-1.5b --n-texts 20   # (re)write them
 
 An embedded judge (a `local/` model whose weights are pinned by sha256) gives the same verdict on the same prompt
-on every machine, up to llama.cpp's floating point. A card reads a kind's shipped verdicts only after this machine
+on every machine with the same llama.cpp build, up to its floating point; set-up's AVX-512 and AVX2 builds differ
+more (lclab.models.llama_engine.cpu_build), so each has its own verdicts where the repo ships them. A card reads a kind's shipped verdicts only after this machine
 has judged the first CHECKED of that kind's shipped texts itself and found each alike (the same verdict, or the
 probability within TOLERANCE). Where they differ, this machine judges every text itself, says so once on stderr,
 and never reads that kind's shipped verdicts again (the check is kept beside the judge's own verdicts, until the
@@ -30,13 +31,23 @@ def shipped_root() -> Path:
     return Path(os.environ.get("LCLAB_SHIPPED_CARDS", DATA / "judge_cards"))
 
 
+def shipped_folder(judge: str) -> Path:
+    """Where `judge`'s shipped verdicts are: those judged by this machine's llama.cpp build where the repo has
+    them (an `avx512/` folder), else the AVX2 build's."""
+    from ..models.llama_engine import cpu_build
+
+    folder = shipped_root() / store_name(judge)
+    built = folder / cpu_build()
+    return built if (built / "shipped.json").exists() else folder
+
+
 def shipped_file(judge: str, kind: str) -> Path | None:
     """The shipped verdicts of `judge` on `kind`, if the repo has them for exactly the weights installed here."""
     from ..models.local_models import EMBEDDED_MODELS
 
     if not judge.startswith("local/"):
         return None
-    folder = shipped_root() / store_name(judge)
+    folder = shipped_folder(judge)
     model = EMBEDDED_MODELS.get(judge.split("/", 1)[1])
     made = folder / "shipped.json"
     if model is None or not made.exists() or json.loads(made.read_text())["model_sha256"] != model.sha256:

@@ -3,7 +3,8 @@
     .venv/bin/python -m lclab.scoring.write_shipped_cards local/qwen2.5-coder-0.5b local/qwen2.5-coder-1.5b
 
 Every verdict written is judged on the machine this runs on (anything shipped is ignored; the home folder's
-verdicts of the same judge are reused), for the texts a card of `--n-texts` per kind reads.
+verdicts of the same judge are reused), for the texts a card of `--n-texts` per kind reads, into the folder of
+this machine's llama.cpp build (an AVX-512 build's into `avx512/`).
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ def write_shipped(judge: str, n_texts: int | None) -> Path:
 
     from ..models.local_models import EMBEDDED_MODELS
 
+    from ..models.llama_engine import cpu_build
+
     os.environ["LCLAB_SHIPPED_CARDS"] = os.devnull  # every verdict written is one judged on this machine
     folder = DATA / "judge_cards" / store_name(judge)
+    if cpu_build() != "avx2":  # the AVX2 build's verdicts are the judge's folder itself (shipped_cards.py)
+        folder = folder / cpu_build()
     folder.mkdir(parents=True, exist_ok=True)
     for kind, k in KINDS.items():
         judge_card(judge, kind, n_texts)
@@ -41,6 +46,7 @@ def write_shipped(judge: str, n_texts: int | None) -> Path:
         "judge": judge, "model_sha256": EMBEDDED_MODELS[judge.split("/", 1)[1]].sha256,
         "texts_per_kind": n_texts or "all", "made": date.today().isoformat(),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores", "llama_cpp_python": version("llama-cpp-python"),
+        "llama_cpp_build": cpu_build(),
     }, indent=1) + "\n")
     return folder
 
