@@ -7,9 +7,10 @@ An embedded judge (a `local/` model whose weights are pinned by sha256) gives th
 on every machine with the same llama.cpp build, up to its floating point; set-up's AVX-512 and AVX2 builds differ
 more (lclab.models.llama_engine.cpu_build), so each has its own verdicts where the repo ships them. A card reads
 a kind's shipped verdicts only after this machine has judged the first CHECKED of that kind's shipped texts itself
-and found each alike (the same verdict, or the probability within TOLERANCE). Where they differ, this machine judges every text itself, says so once on stderr,
-and never reads that kind's shipped verdicts again (the check is kept beside the judge's own verdicts, until the
-shipped file changes). A verdict judged here always wins over a shipped one.
+and found each alike (the same verdict, or the probability within TOLERANCE). Where they differ, this machine
+judges every text itself, says so once on stderr, and never reads that kind's shipped verdicts again (the check is
+kept beside the judge's own verdicts, until the shipped file changes). A verdict judged here always wins over a
+shipped one.
 """
 
 from __future__ import annotations
