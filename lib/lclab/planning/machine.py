@@ -7,8 +7,11 @@ keeps each at its fastest): float32 matrix products on every core and on one (GF
 one token reads every weight once but computes too, so it scales two thirds with the first and one third with the
 copy; a grammar's check of each token runs on one thread, so it scales with the second
 (lclab.planning.speed.SCALED_BY has the shares and how they were fitted). numpy's OpenBLAS is held to its AVX2
-kernels (OPENBLAS_CORETYPE=Haswell) because llama.cpp is built for AVX2 (see scripts/llama_cpp.sh): on an AVX-512
-machine its own choice would measure instructions llama.cpp does not use.
+kernels (OPENBLAS_CORETYPE=Haswell), as the reference machine's figures were measured beside its AVX2 llama.cpp.
+Set-up now builds llama.cpp for AVX-512 where the CPU has it (scripts/llama_cpp.sh), and on such a machine (a
+2-core Xeon, 2026-11-29) the AVX2 figures priced the default profile 18 % long and numpy's own AVX-512 kernels 21 %
+short: those see the build's faster prompt reading, but that Xeon decodes at half the speed its memory copy
+predicts. Left at AVX2 until a reference machine is probed with the AVX-512 build (docs/benchmarks.md).
 
 This is a proxy, calibrated on one machine (the reference's own figures sit beside its speeds, in
 reference_speeds.json); the probe after set-up measures the models themselves and replaces it.
