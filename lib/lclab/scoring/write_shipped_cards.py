@@ -26,9 +26,8 @@ def write_shipped(judge: str, n_texts: int | None) -> Path:
     """Judge (here, ignoring anything shipped) every kind's card texts and write their verdicts as the repo's."""
     from importlib.metadata import version
 
-    from ..models.local_models import EMBEDDED_MODELS
-
     from ..models.llama_engine import cpu_build
+    from ..models.local_models import EMBEDDED_MODELS
 
     os.environ["LCLAB_SHIPPED_CARDS"] = os.devnull  # every verdict written is one judged on this machine
     folder = DATA / "judge_cards" / store_name(judge)
