@@ -32,14 +32,20 @@ def shipped_root() -> Path:
     return Path(os.environ.get("LCLAB_SHIPPED_CARDS", DATA / "judge_cards"))
 
 
-def shipped_folder(judge: str) -> Path:
-    """Where `judge`'s shipped verdicts are: those judged by this machine's llama.cpp build where the repo has
-    them (an `avx512/` folder), else the AVX2 build's."""
+def build_folder(root: Path, judge: str) -> Path:
+    """The folder under `root` for `judge`'s verdicts judged by this machine's llama.cpp build: the judge's own
+    folder for the AVX2 build, `avx512/` inside it for the AVX-512 build."""
     from ..models.llama_engine import cpu_build
 
-    folder = shipped_root() / store_name(judge)
-    built = folder / cpu_build()
-    return built if (built / "shipped.json").exists() else folder
+    folder = root / store_name(judge)
+    return folder if cpu_build() == "avx2" else folder / cpu_build()
+
+
+def shipped_folder(judge: str) -> Path:
+    """Where `judge`'s shipped verdicts are: those judged by this machine's llama.cpp build where the repo has
+    them, else the AVX2 build's."""
+    built = build_folder(shipped_root(), judge)
+    return built if (built / "shipped.json").exists() else shipped_root() / store_name(judge)
 
 
 def shipped_file(judge: str, kind: str) -> Path | None:

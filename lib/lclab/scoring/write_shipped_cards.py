@@ -17,8 +17,9 @@ from datetime import date
 from pathlib import Path
 
 from ..paths import DATA
-from .card_store import prompt_id, read_verdicts, store_name, store_path
+from .card_store import prompt_id, read_verdicts, store_path
 from .judge_card import card_texts, judge_card
+from .shipped_cards import build_folder
 from .shipped_texts import KINDS
 
 
@@ -30,9 +31,7 @@ def write_shipped(judge: str, n_texts: int | None) -> Path:
     from ..models.local_models import EMBEDDED_MODELS
 
     os.environ["LCLAB_SHIPPED_CARDS"] = os.devnull  # every verdict written is one judged on this machine
-    folder = DATA / "judge_cards" / store_name(judge)
-    if cpu_build() != "avx2":  # the AVX2 build's verdicts are the judge's folder itself (shipped_cards.py)
-        folder = folder / cpu_build()
+    folder = build_folder(DATA / "judge_cards", judge)
     folder.mkdir(parents=True, exist_ok=True)
     for kind, k in KINDS.items():
         judge_card(judge, kind, n_texts)
