@@ -6,7 +6,9 @@
 # A CPU with AVX-512's integer dot products (VNNI) gets an AVX-512 build without AMX, every other x86-64 CPU an
 # AVX2 build (any of the last decade): on a 2-core Xeon (Sapphire Rapids) the 0.5B read a 512-token prompt at
 # 126-127 tokens/s with AVX-512 against 83-85 with AVX2, and decoded at 25 against 23 (2026-11-29). Override for
-# CUDA, Metal or a native build with LCLAB_LLAMA_CMAKE_ARGS (and a fresh LCLAB_WHEEL_DIR).
+# CUDA, Metal or a native build with LCLAB_LLAMA_CMAKE_ARGS; "$AVX2_FLAGS -DGGML_AVX512=OFF" there gives an AVX-512
+# CPU the kernels of a CPU without it (a slower machine, benchmarks/fresh_run.sh). Kept builds with other flags are
+# compiled again (below).
 LLAMA_VERSION=0.3.36
 WHEELS=${LCLAB_WHEEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lclab/wheels}
 SERVER_DIR="$WHEELS/../bin/llama-server-$LLAMA_VERSION"

@@ -65,3 +65,20 @@ def test_the_build_the_lab_reads_is_the_one_set_up_compiles_for_this_cpu(monkeyp
         assert llama_engine.cpu_build() == installed == compiled
     finally:
         llama_engine.cpu_build.cache_clear()
+
+
+def test_before_set_up_the_build_asked_for_in_the_environment_is_the_one_named(monkeypatch):
+    # An AVX2 build asked for on an AVX-512 CPU (a slower machine's kernels): before set-up the plan and the shipped
+    # verdicts must follow the flags set-up will compile with, as scripts/llama_cpp.sh does.
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    for flags, build in (("-DGGML_AVX2=ON -DGGML_AVX512=OFF", "avx2"),
+                         ("-DGGML_AVX512=ON -DGGML_AVX512_VNNI=ON", "avx512")):
+        monkeypatch.setenv("LCLAB_LLAMA_CMAKE_ARGS", flags)
+        asked = subprocess.run(["bash", "-c", "source scripts/llama_cpp.sh && echo $CMAKE_FLAGS"], cwd=REPO,
+                               capture_output=True, text=True, check=True, env=dict(os.environ)).stdout.split()
+        assert asked == flags.split()
+        llama_engine.cpu_build.cache_clear()
+        try:
+            assert llama_engine.cpu_build() == build
+        finally:
+            llama_engine.cpu_build.cache_clear()

@@ -36,6 +36,18 @@ def test_a_probed_machine_is_priced_at_its_own_prefill_decode_and_grammar(record
     assert factor == SUSTAINED and source.startswith("this machine's speed probe")
 
 
+def test_a_home_rebuilt_for_another_llama_cpp_build_is_probed_again(record, monkeypatch):
+    # The AVX-512 build reads prompts 1.5x as fast as the AVX2 one on the same CPU: an AVX2 probe must not price it.
+    from lclab.planning import probe, speed
+
+    monkeypatch.setattr(speed, "cpu_build", lambda: "avx2")
+    _write_probe(record, prefill_s_per_token=0.01)
+    assert probe.probed(MODEL)
+    monkeypatch.setattr(speed, "cpu_build", lambda: "avx512")
+    assert speed._machine().endswith("(avx512 build)")
+    assert not probe.probed(MODEL) and speed.speeds(MODEL)[0] != 0.01
+
+
 def test_runs_after_the_probe_scale_its_speeds_and_older_ratios_are_set_aside(record, monkeypatch):
     from lclab.planning import probe
     from lclab.planning.speed import SUSTAINED, record_throughput, seconds_for, speed_factor

@@ -40,10 +40,14 @@ AVX512_NEEDS = ("avx512f", "avx512bw", "avx512vl", "avx512_vnni")
 def cpu_build() -> str:
     """"avx512" or "avx2": which of set-up's two llama.cpp builds runs the embedded models here. Their kernels
     differ, and so do the last digits of a reply's probabilities (a judge's p by <= 0.01 in the median, 0.09 at
-    most; 2026-11-29). The installed build's own report, else (before set-up) the build set-up makes for this CPU."""
+    most; 2026-11-29). The installed build's own report, else (before set-up) the build set-up makes: the one
+    LCLAB_LLAMA_CMAKE_ARGS asks for where set (an AVX2 build on an AVX-512 CPU: a slower machine's kernels), else
+    the one for this CPU."""
     try:
         import llama_cpp
     except ImportError:
+        if asked := os.environ.get("LCLAB_LLAMA_CMAKE_ARGS"):
+            return "avx512" if "-DGGML_AVX512_VNNI=ON" in asked.split() else "avx2"
         cpuinfo = Path("/proc/cpuinfo")
         flags = set(cpuinfo.read_text().split()) if cpuinfo.exists() else set()
         return "avx512" if all(f in flags for f in AVX512_NEEDS) else "avx2"

@@ -17,6 +17,7 @@ import os
 import statistics
 from pathlib import Path
 
+from ..models.llama_engine import cpu_build
 from ..models.local_models import cpu_name, model_dir
 
 # The reference machine's probe of each model and its numpy figures (benchmarks/reference_speeds.py writes it).
@@ -55,7 +56,10 @@ PROXY_KEY = "machine proxy"  # this machine's numpy figures in throughput.json, 
 
 
 def _machine() -> str:
-    return f"{cpu_name()} x{os.cpu_count()}"
+    """What throughput.json names this machine by: its CPU and cores, and the llama.cpp build where it is not the
+    AVX2 one (on one Xeon the AVX-512 build read prompts 1.5x as fast: a home rebuilt for it probes again)."""
+    build = cpu_build()
+    return f"{cpu_name()} x{os.cpu_count()}" + ("" if build == "avx2" else f" ({build} build)")
 
 
 def _throughput_file() -> Path:
