@@ -66,44 +66,6 @@ def test_runs_after_the_probe_scale_its_speeds_and_older_ratios_are_set_aside(re
     assert seconds_for(MODEL, *job) == pytest.approx(1.5 * probed)
 
 
-def test_an_experiment_with_runs_of_its_own_is_priced_by_them_and_the_rest_by_the_median_of_all(record):
-    # A run's ratio carries what its calls' prediction leaves out (kept prefixes, grammar, logprobs), which differs
-    # by experiment: each experiment's runs price its own next plan, one with none the median of all.
-    from lclab.planning import probe
-    from lclab.planning.speed import SUSTAINED, pricing, record_throughput, seconds_for, speed_factor
-
-    probe._keep(MODEL, {"prefill_s_per_token": 0.002, "decode_s_per_token": 0.02, "call_s": 0.0,
-                        "prompt_tokens_per_s": 500.0, "decode_tokens_per_s": 50.0})
-    job = (20_000, 400, 20, 20 * 1_000 ** 2)
-    predicted = seconds_for(MODEL, *job) / SUSTAINED
-    for experiment, ratio in (("rag_ifeval", 1.2), ("pg_discrete", 0.6), ("nli", 0.8)):
-        record_throughput(MODEL, job[0], job[1], job[2], ratio * predicted, job[3], experiment)
-    with pricing("rag_ifeval"):
-        factor, source = speed_factor(MODEL)
-        assert factor == pytest.approx(1.2) and "of rag_ifeval" in source
-        assert seconds_for(MODEL, *job) == pytest.approx(1.2 * predicted)
-    with pricing("synthetic"):  # no run of its own yet: the median of all
-        assert speed_factor(MODEL)[0] == pytest.approx(0.8)
-    factor, source = speed_factor(MODEL)
-    assert factor == pytest.approx(0.8) and "a notebook with runs of its own" in source
-    probe._keep(MODEL, {"prefill_s_per_token": 0.001, "decode_s_per_token": 0.01, "call_s": 0.0,
-                        "prompt_tokens_per_s": 900.0, "decode_tokens_per_s": 90.0})
-    with pricing("rag_ifeval"):  # a new probe: ratios to the old speeds no longer scale a plan
-        assert speed_factor(MODEL)[0] == SUSTAINED
-
-
-def test_a_plan_of_a_notebook_prices_it_by_its_own_experiments_runs(record, monkeypatch):
-    from lclab.planning import experiment_plan, speed
-
-    seen = []
-    monkeypatch.setattr(speed, "speed_factor", lambda model: (seen.append(speed._PRICING.get()), (1.0, ""))[1])
-    from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
-
-    nb = NOTEBOOKS / "07_rag_ifeval.ipynb"
-    experiment_plan.plan_notebook(nb.stem, parameters_for(nb, load_profile("smoke")), notebook_defaults(nb))
-    assert seen and set(seen) == {"rag_ifeval"} and speed._PRICING.get() is None
-
-
 def test_a_model_that_cannot_be_probed_says_why(monkeypatch):
     from lclab.planning.probe import probe, unprobeable
 

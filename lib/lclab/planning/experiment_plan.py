@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..pipeline import Stage
 from .plan import one_at_a_time_local, plan_scope
-from .speed import load_seconds, pricing
+from .speed import load_seconds
 from .stages import Judged, cached_answers, planned_judges, planned_replies
 
 
@@ -44,7 +44,7 @@ def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
 
     p = defaults | params
     experiment = for_notebook(notebook)
-    with plan_scope(), pricing(experiment.name if experiment else None):
+    with plan_scope():
         if experiment is None:
             rows = []
         elif experiment.plan is not None:

@@ -159,7 +159,6 @@ def _keep(model: str, result: dict) -> None:
         # probe's, so ratios against the reference's speeds no longer scale a plan (kept aside, for the record).
         if "runs" in entry:
             entry["runs_before_probe"] = entry.pop("runs")
-        entry.pop("runs_by_experiment", None)
 
     speed.update_record(model, keep)
 

@@ -10,8 +10,6 @@ beside the models, updated at the end of every run), whose median ratio to the p
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import json
 import math
@@ -69,11 +67,10 @@ def _throughput_file() -> Path:
 
 
 def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, calls: int, seconds: float,
-                      prompt_tokens_sq: int | None = None, experiment: str | None = None) -> None:
+                      prompt_tokens_sq: int | None = None) -> None:
     """Add a run's measured model time to this machine's record for the model (what plans estimate from).
 
-    `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs); `experiment`:
-    the run's, whose own ratios then price its later plans (speed_factor)."""
+    `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs)."""
     if not calls or seconds <= 0 or not model.startswith("local/"):
         return
     if prompt_tokens_sq is None:
@@ -90,11 +87,7 @@ def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, ca
         # plan, as it would in the totals above.
         predicted = _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
         if predicted > 0:
-            ratio = round(seconds / predicted, 4)
-            entry["runs"] = [*entry.get("runs", []), ratio][-MAX_RUNS:]
-            if experiment:
-                own = entry.setdefault("runs_by_experiment", {})
-                own[experiment] = [*own.get(experiment, []), ratio][-MAX_RUNS:]
+            entry["runs"] = [*entry.get("runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
 
     update_record(model, add)
 
@@ -112,23 +105,7 @@ def update_record(model: str, change) -> None:
     os.replace(partial, path)
 
 
-MAX_RUNS = 50  # per-run ratios kept per model and machine (and per experiment)
-# The experiment a plan is pricing (`pricing`): its own runs' ratios scale it where it has some. A run's ratio is
-# its time over what the speeds predict for its calls' full prompts, so it also carries what that prediction leaves
-# out and each experiment's calls differ in: the prefixes a local model keeps between calls, a grammar's and
-# logprobs' extras, time between calls. In one smoke run the 0.5B's ratios ran from 0.71 (02) to 1.48 (04); in the
-# default profile's two empty-home runs 07 and 09 took 20-23 % longer than plans priced at the median of all.
-_PRICING: contextvars.ContextVar[str | None] = contextvars.ContextVar("lclab_pricing", default=None)
-
-
-@contextlib.contextmanager
-def pricing(experiment: str | None):
-    """Within the block, plans price local calls by `experiment`'s own runs where this machine has some."""
-    token = _PRICING.set(experiment)
-    try:
-        yield
-    finally:
-        _PRICING.reset(token)
+MAX_RUNS = 50  # per-run ratios kept per model and machine
 
 
 def speeds(model: str, probed: bool = True) -> tuple[float, float, float, float]:
@@ -218,19 +195,13 @@ def _parsed(path: str, mtime_ns: int) -> dict:
 
 def speed_factor(model: str) -> tuple[float, str]:
     """(how much slower than the speeds it was predicted at this machine ran the model, and where that figure
-    comes from): the median ratio of this machine's runs (since its probe, if it has one) of the experiment being
-    priced (`pricing`), else of all its runs, else SUSTAINED on the probed speeds or on the reference machine's
-    speeds scaled by this machine's numpy figures."""
+    comes from): the median ratio of this machine's runs (since its probe, if it has one), else SUSTAINED on the
+    probed speeds or on the reference machine's speeds scaled by this machine's numpy figures."""
     seen = _entry(model)
     basis = "the probed speeds" if seen.get("probe") else "the reference's speeds"
-    experiment = _PRICING.get()
-    if own := (seen.get("runs_by_experiment") or {}).get(experiment or ""):
-        factor = statistics.median(own)
-        return factor, f"median of {len(own)} runs of {experiment} measured here ({factor:.2f} x {basis})"
     if seen.get("runs"):
         factor = statistics.median(seen["runs"])
-        mine = "; a notebook with runs of its own: their median" if seen.get("runs_by_experiment") else ""
-        return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x {basis}){mine}"
+        return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x {basis})"
     probe = seen.get("probe")
     if probe and "embed_s_per_text" in probe:
         return 1.0, f"this machine's speed probe ({1000 * probe['embed_s_per_text']:.0f} ms a passage)"
