@@ -55,6 +55,31 @@ def test_accounting_table_sums_per_stage_and_total():
     assert table.loc["judge", "parse_failures"] == 1
 
 
+def test_each_call_is_counted_as_a_plan_prices_it_for_the_runs_measured_speed():
+    # A run's speed is set against what its calls cost at the plan's prices (lclab.planning.speed.record_throughput):
+    # a reply under a JSON grammar pays the grammar per token, one with logprobs its scoring, a one-token verdict
+    # read from the last logits neither; the fake model keeps no prefix, so every prompt token is read.
+    from lclab.models import ACCOUNTING, Request, complete
+
+    asks = {"free": Request(max_tokens=8), "judged": Request(max_tokens=64, response_format="json", logprobs=True,
+                                                             top_logprobs=2),
+            "verdict": Request(max_tokens=1, logprobs=True, top_logprobs=2)}
+    with ACCOUNTING.scope() as ledger:
+        for stage, request in asks.items():
+            complete("fake/judge", f"Is the {stage} reply counted as priced? Reply 1 or 0.", stage=stage,
+                     request=request.but(cache_tag="priced"))
+    counted = {stage: ledger.get(stage) for stage in asks}
+    for stage, c in counted.items():
+        assert c.calls == 1 and c.read_prompt_tokens == c.prompt_tokens > 0
+        assert c.read_prompt_tokens_sq == c.prompt_tokens_sq == c.prompt_tokens ** 2
+    assert (counted["free"].grammar_tokens, counted["free"].scored_tokens) == (0, 0)
+    judged = counted["judged"].completion_tokens
+    assert judged > 0 and (counted["judged"].grammar_tokens, counted["judged"].scored_tokens) == (judged, judged)
+    assert (counted["verdict"].grammar_tokens, counted["verdict"].scored_tokens) == (0, 0)
+    assert ledger.priced(["free", "judged"])["grammar_tokens"] == judged
+    assert "read_prompt_tokens" not in ledger.table().columns  # the plan's counts stay out of accounting.csv
+
+
 def test_the_accounting_log_keeps_every_invocation_of_a_run(tmp_path):
     from lclab.runs.folders import accounting_to_date, log_accounting
 

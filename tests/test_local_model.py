@@ -126,6 +126,28 @@ def test_first_token_logprobs_equal_llama_cpps_own_and_reuse_the_shared_prefix(r
         assert_same_distribution(fast.logprobs[0], reference["choices"][0]["logprobs"]["content"][0])
 
 
+def test_a_call_says_how_much_of_its_prompt_the_model_kept_as_a_plan_counts_it():
+    # A run's speed is set against what its calls read (lclab.planning.speed.record_throughput): the prefix kept in
+    # the KV cache from the call before is not read again, after a generated reply as after a one-token verdict.
+    from lclab.models.backends import shared_prefix_tokens
+    from lclab.models.llama import LocalBackend
+    from lclab.models.protocol import Settings
+    from lclab.models.specs import parse_spec
+
+    backend = LocalBackend(parse_spec(SMALL_MODEL))
+    system = "You answer questions about the river crossings. " * 10
+    a, b = ([{"role": "system", "content": system}, {"role": "user", "content": question}]
+            for question in ("When does crossing 7 open?", "Which crossing closes first?"))
+    backend.complete(a, Settings(0.0, 2, None, False, 0, 0), timeout=60)
+    second = backend.complete(b, Settings(0.0, 2, None, False, 0, 0), timeout=60)
+    shared = shared_prefix_tokens(SMALL_MODEL, a, b)
+    assert 0 < shared < second.prompt_tokens and abs(second.kept_prompt_tokens - shared) <= 1
+    verdict = backend.complete(a, Settings(0.0, 1, None, True, 5, 0), timeout=60)
+    assert abs(verdict.kept_prompt_tokens - shared) <= 1
+    again = backend.complete(a, Settings(0.0, 1, None, True, 5, 0), timeout=60)
+    assert again.kept_prompt_tokens == again.prompt_tokens - 1  # all but the last token, read for its logits
+
+
 def test_logprobs_of_a_longer_json_reply_match_llama_cpps_own(reference_llama):
     # A longer reply is generated, then scored in one batch over its own positions. llama-cpp-python's
     # logits_all path decodes the reply one token at a time: other kernels on a quantized model, so the

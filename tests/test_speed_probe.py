@@ -59,11 +59,37 @@ def test_runs_after_the_probe_scale_its_speeds_and_older_ratios_are_set_aside(re
     probe._keep(MODEL, {"prefill_s_per_token": 0.002, "decode_s_per_token": 0.02, "grammar_s_per_token": 0.0,
                         "call_s": 0.0, "prompt_tokens_per_s": 500.0, "decode_tokens_per_s": 50.0})
     kept = json.loads(record.read_text())[next(iter(json.loads(record.read_text())))][MODEL]
-    assert "runs" not in kept and kept["runs_before_probe"] == [3.0]  # a ratio to another basis no longer scales
+    assert "priced_runs" not in kept and kept["priced_runs_before_probe"] == [3.0]  # another basis's ratio
     assert speed_factor(MODEL)[0] == SUSTAINED
     probed = seconds_for(MODEL, *job) / SUSTAINED
     record_throughput(MODEL, job[0], job[1], job[2], 1.5 * probed, job[3])  # a run 1.5x the probed prediction
     assert seconds_for(MODEL, *job) == pytest.approx(1.5 * probed)
+
+
+def test_a_run_is_set_against_the_plans_own_prices_so_kept_prefixes_and_extras_count_once(record):
+    # A plan prices only the prompt after a prefix the model keeps, and each reply token's grammar and scoring. A
+    # run that took twice what the plan priced must scale the next plan of the same calls by 2, not by a ratio to
+    # whole prompts without extras (which priced 04's kept prefixes and 06's graded replies twice over).
+    from lclab.planning.plan import row
+    from lclab.planning.speed import SUSTAINED, record_throughput, speed_factor
+
+    _write_probe(record, prefill_s_per_token=0.001, decode_s_per_token=0.01, grammar_s_per_token=0.02,
+                 logprobs_s_per_token=0.005, call_s=0.01)
+    todo, reply = [(1_000, 0), (1_000, 900), (1_000, 900)], 40
+    judged = Request(max_tokens=20, response_format="json", logprobs=True)
+    planned = row("nb", "judge", MODEL, 3, 0, 3_000, reply, todo, judged)["seconds"]
+    record_throughput(MODEL, 3_000, reply, 3, 2 * planned / SUSTAINED, 3 * 1_000 ** 2,
+                      read_prompt_tokens=1_200, read_prompt_tokens_sq=3 * 1_000 ** 2 - 2 * 900 ** 2,
+                      grammar_tokens=reply, scored_tokens=reply)
+    assert speed_factor(MODEL)[0] == pytest.approx(2.0)
+    again = row("nb", "judge", MODEL, 3, 0, 3_000, reply, todo, judged)["seconds"]
+    assert again == pytest.approx(2 * planned / SUSTAINED)
+    # the same run counted as whole prompts without extras reads a different speed
+    record.unlink()
+    _write_probe(record, prefill_s_per_token=0.001, decode_s_per_token=0.01, grammar_s_per_token=0.02,
+                 logprobs_s_per_token=0.005, call_s=0.01)
+    record_throughput(MODEL, 3_000, reply, 3, 2 * planned / SUSTAINED, 3 * 1_000 ** 2)
+    assert speed_factor(MODEL)[0] != pytest.approx(2.0, rel=0.05)
 
 
 def test_a_model_that_cannot_be_probed_says_why(monkeypatch):

@@ -37,6 +37,13 @@ class StageStats:
     # Sum of each call's prompt tokens squared: attention makes long prompts dearer per token, and the
     # run plans (lclab.planning.plan) need it to learn this machine's speed. Kept out of accounting.csv.
     prompt_tokens_sq: int = 0
+    # The calls as a plan prices them (Accounting.priced; kept out of accounting.csv too): the prompt tokens read
+    # after each call's prefix kept in an embedded model's KV cache, the sum of those positions' squares
+    # (n^2 - kept^2), and the reply tokens decoded under a JSON grammar or scored for their logprobs.
+    read_prompt_tokens: int = 0
+    read_prompt_tokens_sq: int = 0
+    grammar_tokens: int = 0
+    scored_tokens: int = 0
     cached_prompt_tokens: int = 0  # of the replies served from the cache (paid for by an earlier run)
     cached_completion_tokens: int = 0
     model_seconds: float = 0.0  # summed latency of the calls; exceeds wall time when concurrent
@@ -64,6 +71,7 @@ class StageStats:
 
 
 COUNTERS = [f.name for f in fields(StageStats) if f.name not in ("first_start", "last_end")]
+PRICED = ["prompt_tokens_sq", "read_prompt_tokens", "read_prompt_tokens_sq", "grammar_tokens", "scored_tokens"]
 COLUMNS = ["stage", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
            "cached_completion_tokens", "wall_s", "model_s", "retries", "repairs", "parse_failures", "errors", "model"]
 
@@ -139,6 +147,11 @@ class Accounting:
     def get(self, stage: str) -> StageStats:
         with self._lock:
             return StageStats(**asdict(self._stages.get(stage, StageStats())))
+
+    def priced(self, stages) -> dict[str, int]:
+        """The `stages`' calls as a plan prices them, summed (PRICED: lclab.planning.speed.record_throughput)."""
+        counted = [self.get(stage) for stage in stages]
+        return {k: sum(getattr(c, k) for c in counted) for k in PRICED}
 
     def stages(self) -> list[str]:
         with self._lock:

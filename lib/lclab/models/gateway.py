@@ -191,7 +191,7 @@ def _call(ask: _Ask, messages: Messages):
             ACCOUNTING.add(ask.stage, calls=1, model_seconds=time.perf_counter() - t0)
         reply, kept[0] = bounded(reply, ask.request.max_tokens)
         tokens = {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
-        ACCOUNTING.add(ask.stage, prompt_tokens_sq=(reply.prompt_tokens or 0) ** 2, **tokens)
+        ACCOUNTING.add(ask.stage, **tokens, **_priced(reply, ask.request))
         if reply.endpoint:
             ACCOUNTING.add_endpoint(reply.endpoint, calls=1, model_seconds=time.perf_counter() - t0, **tokens)
         return reply
@@ -199,3 +199,13 @@ def _call(ask: _Ask, messages: Messages):
     reply = call_with_retries(attempt, ask.request.retry,
                               on_retry=lambda err, wait: ACCOUNTING.add(ask.stage, retries=1))
     return reply, kept[0]
+
+
+def _priced(reply, request) -> dict:
+    """The call's counts that its measured time is set against (lclab.planning.speed.record_throughput): as a
+    plan prices it, only the prompt after a prefix the model kept, and each reply token's grammar or logprobs."""
+    n, reply_tokens = reply.prompt_tokens or 0, reply.completion_tokens or 0
+    kept = min(reply.kept_prompt_tokens or 0, n)
+    constrained, scored = request.reply_extras
+    return {"prompt_tokens_sq": n * n, "read_prompt_tokens": n - kept, "read_prompt_tokens_sq": n * n - kept * kept,
+            "grammar_tokens": reply_tokens if constrained else 0, "scored_tokens": reply_tokens if scored else 0}

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from .errors import ContextLengthError, LogprobsUnavailableError
 from .llama_engine import LLAMA_DEFAULTS, engine_settings, llama_threads, quiet_stderr
-from .llama_logits import piece as _piece, top_pairs as _top_pairs
+from .llama_logits import first_token_only as _first_token_only, kept_tokens as _kept, piece as _piece, \
+    top_pairs as _top_pairs
 from .local_models import EMBEDDED_MODELS, assembled, file_sha256, resolve_local, tokenizer_twin
 from .protocol import RawReply, Settings, chat_kwargs
 from .token_counts import counted
@@ -195,7 +196,7 @@ class LocalBackend:
         with lock:
             tokens = self._prompt_tokens(llama, messages)
             # Re-evaluate at least the last token: its logits are the ones wanted.
-            reuse = llama.longest_token_prefix(llama.input_ids[:llama.n_tokens].tolist(), tokens[:-1])
+            reuse = _kept(llama, tokens)
             llama.n_tokens = reuse
             llama.eval(tokens[reuse:])
             _, pairs = _top_pairs(llama, -1, settings.top_logprobs)
@@ -205,6 +206,7 @@ class LocalBackend:
             prompt_tokens=len(tokens),
             completion_tokens=1,
             finish_reason="length",
+            kept_prompt_tokens=reuse,
         )
 
     def _prompt_tokens(self, llama, messages: list[dict]) -> list[int]:
@@ -255,7 +257,8 @@ class LocalBackend:
                              lambda schema: {"type": "json_object", "schema": schema})
         llama, lock = self._llama()
         with lock:
-            prompt = self._prompt_tokens(llama, messages) if settings.logprobs else None
+            prompt = self._prompt_tokens(llama, messages) if settings.logprobs or self._chat_formatter else None
+            kept = _kept(llama, prompt) if prompt else None
             try:
                 out = llama.create_chat_completion(**kwargs)
             except ValueError as err:
@@ -271,6 +274,7 @@ class LocalBackend:
             prompt_tokens=out["usage"]["prompt_tokens"],
             completion_tokens=out["usage"]["completion_tokens"],
             finish_reason=choice.get("finish_reason"),
+            kept_prompt_tokens=kept,
         )
 
     def complete_text(self, prompt: str, settings: Settings, timeout: float) -> RawReply:
@@ -283,16 +287,12 @@ class LocalBackend:
             )
         llama, lock = self._llama()
         with lock:
+            kept = _kept(llama, llama.tokenize(prompt.encode("utf-8")))
             out = llama.create_completion(prompt, max_tokens=settings.max_tokens,
                                           temperature=settings.temperature, seed=settings.seed)
         choice = out["choices"][0]
         return RawReply(text=choice["text"] or "", logprobs=None,
                         prompt_tokens=out["usage"]["prompt_tokens"],
                         completion_tokens=out["usage"]["completion_tokens"],
-                        finish_reason=choice.get("finish_reason"))
+                        finish_reason=choice.get("finish_reason"), kept_prompt_tokens=kept)
 
-
-def _first_token_only(settings: Settings) -> bool:
-    """A greedy one-token request for logprobs: all a logprob-weighted score needs."""
-    return (settings.logprobs and settings.max_tokens == 1 and settings.temperature == 0
-            and settings.response_format is None)

@@ -33,6 +33,9 @@ class RawReply:
     completion_tokens: int
     finish_reason: str | None
     endpoint: str | None = None  # which replica answered (served models), for the per-replica accounting
+    # Of the prompt, the tokens an embedded model held from the call before it (a shared prefix in its KV cache):
+    # not read again. None where the backend does not say. What a run's measured speed is set against (accounting).
+    kept_prompt_tokens: int | None = None
 
 
 class Backend(Protocol):

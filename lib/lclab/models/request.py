@@ -68,6 +68,14 @@ class Request:
         return Settings(self.temperature, self.max_tokens, self.response_format, self.logprobs,
                         self.top_logprobs, self.seed)
 
+    @property
+    def reply_extras(self) -> tuple[bool, bool]:
+        """(decoded under a JSON grammar, logprobs read after the reply): what each reply token costs an embedded
+        model besides decoding it. A one-token reply with logprobs is read from the prompt's last logits, with
+        neither cost (lclab.models.llama)."""
+        one_token = self.max_tokens == 1 and self.logprobs
+        return bool(self.response_format) and not one_token, self.logprobs and not one_token
+
     def but(self, **changes) -> "Request":
         """This request with some fields changed (a sample index, another budget)."""
         return dataclasses.replace(self, **changes)

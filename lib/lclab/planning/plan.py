@@ -137,11 +137,8 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, reques
 
 
 def reply_kind(request: Request | None) -> tuple[bool, bool]:
-    """(decoded under a JSON grammar, logprobs read after the reply) for a call's request: a one-token reply with
-    logprobs is read from the prompt's last logits, with neither cost (lclab.models.llama)."""
-    request = request or Request()
-    one_token = request.max_tokens == 1 and request.logprobs
-    return bool(request.response_format) and not one_token, bool(request.logprobs) and not one_token
+    """(decoded under a JSON grammar, logprobs read after the reply) for a call's request (Request.reply_extras)."""
+    return (request or Request()).reply_extras
 
 
 # What the plan being made has priced so far (None outside one): every exact call, and how many answers to each judged

@@ -157,8 +157,9 @@ def _keep(model: str, result: dict) -> None:
         entry["probe"] = result
         # Each run's ratio was taken against the speeds plans used when it ended: from now on those are the
         # probe's, so ratios against the reference's speeds no longer scale a plan (kept aside, for the record).
-        if "runs" in entry:
-            entry["runs_before_probe"] = entry.pop("runs")
+        for kind in ("runs", "priced_runs"):
+            if kind in entry:
+                entry[f"{kind}_before_probe"] = entry.pop(kind)
 
     speed.update_record(model, keep)
 

@@ -67,14 +67,21 @@ def _throughput_file() -> Path:
 
 
 def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, calls: int, seconds: float,
-                      prompt_tokens_sq: int | None = None) -> None:
+                      prompt_tokens_sq: int | None = None, read_prompt_tokens: int | None = None,
+                      read_prompt_tokens_sq: int | None = None, grammar_tokens: int = 0,
+                      scored_tokens: int = 0) -> None:
     """Add a run's measured model time to this machine's record for the model (what plans estimate from).
 
-    `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs)."""
+    `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs). The rest say
+    what a plan prices (lclab.models.accounting.PRICED): the prompt tokens read after each call's kept prefix and
+    the sum of those positions' squares (else the whole prompts), and the reply tokens decoded under a JSON grammar
+    or scored for their logprobs."""
     if not calls or seconds <= 0 or not model.startswith("local/"):
         return
     if prompt_tokens_sq is None:
         prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
+    read = prompt_tokens if read_prompt_tokens is None else read_prompt_tokens
+    read_sq = prompt_tokens_sq if read_prompt_tokens_sq is None else read_prompt_tokens_sq
 
     def add(entry: dict) -> None:
         if "prompt_tokens_sq" not in entry:  # a record from before lengths were kept: as if its calls were equal
@@ -82,12 +89,16 @@ def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, ca
         for k, v in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens), ("calls", calls),
                      ("seconds", seconds), ("prompt_tokens_sq", prompt_tokens_sq)):
             entry[k] += v
-        # Each run's measured time over what the speeds predict for it: plans scale by the median of these, so a
-        # run made while other work shared the cores (a ratio several times the rest) does not slow every later
-        # plan, as it would in the totals above.
-        predicted = _predicted(model, prompt_tokens, prompt_tokens_sq, completion_tokens, calls)
+        # Each run's measured time over what a plan's pricing predicts for the calls it made (the same kept
+        # prefixes and extras): plans scale by the median of these, so a run made while other work shared the
+        # cores (a ratio several times the rest) does not slow every later plan, as it would in the totals above.
+        # "runs" held ratios to whole prompts without extras, which a plan that prices both counted twice; read
+        # only until this machine has a ratio of the new kind.
+        predicted = (_predicted(model, read, read_sq, completion_tokens, calls)
+                     + grammar_tokens * extra_seconds(model, constrained=True, scored=False)
+                     + scored_tokens * extra_seconds(model, constrained=False, scored=True))
         if predicted > 0:
-            entry["runs"] = [*entry.get("runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
+            entry["priced_runs"] = [*entry.get("priced_runs", []), round(seconds / predicted, 4)][-MAX_RUNS:]
 
     update_record(model, add)
 
@@ -199,9 +210,9 @@ def speed_factor(model: str) -> tuple[float, str]:
     probed speeds or on the reference machine's speeds scaled by this machine's numpy figures."""
     seen = _entry(model)
     basis = "the probed speeds" if seen.get("probe") else "the reference's speeds"
-    if seen.get("runs"):
-        factor = statistics.median(seen["runs"])
-        return factor, f"median of {len(seen['runs'])} runs measured here ({factor:.2f} x {basis})"
+    if ratios := seen.get("priced_runs") or seen.get("runs"):
+        factor = statistics.median(ratios)
+        return factor, f"median of {len(ratios)} runs measured here ({factor:.2f} x {basis})"
     probe = seen.get("probe")
     if probe and "embed_s_per_text" in probe:
         return 1.0, f"this machine's speed probe ({1000 * probe['embed_s_per_text']:.0f} ms a passage)"

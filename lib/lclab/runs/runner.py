@@ -222,9 +222,9 @@ class Run:
         stages = accounting[(accounting["stage"] != "total") & (accounting["stage"] != "embed")]
         for model, calls in stages.groupby(stages["model"].fillna("")):
             if model and "," not in model:  # a stage that asked several models says nothing of either
-                squares = sum(self.ledger.get(stage).prompt_tokens_sq for stage in calls["stage"])
                 record_throughput(model, int(calls["prompt_tokens"].sum()), int(calls["completion_tokens"].sum()),
-                                  int(calls["calls"].sum()), float(calls["model_s"].sum()), squares)
+                                  int(calls["calls"].sum()), float(calls["model_s"].sum()),
+                                  **self.ledger.priced(calls["stage"]))
 
     def resume_note(self, log_name: str = "items.jsonl") -> str:
         return (f"{self.ran + self.resumed} trials: {self.resumed} already done in "
