@@ -144,6 +144,33 @@ def test_07s_answers_on_the_embedded_model_are_priced_after_the_prefix_every_pro
     assert reused["seconds"] < 0.9 * whole["seconds"]
 
 
+def test_02s_answers_are_priced_after_what_the_call_before_left_in_the_kv_cache(monkeypatch):
+    # The run answers a set's methods back to back (long context, RAG, the frontier's other k): one at a time on
+    # the embedded model each prompt keeps the template's opening, and an other k the chunks of the k before it.
+    # A default run's answers read 19,906 of their 25,333 prompt tokens; its plan had priced all of them.
+    from lclab.planning import plan as planning
+    from lclab.planning.experiment_plan import plan_notebook
+    from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
+
+    notebook = NOTEBOOKS / "02_context_vs_rag.ipynb"
+    p = parameters_for(notebook, load_profile("smoke")) | {"model": MODEL, "closed_book": False}
+    monkeypatch.setattr(planning, "seconds_for", lambda model, read, *rest, **kw: read)  # a row's prompt tokens read
+
+    def answers(workers: int) -> dict:
+        rows = plan_notebook(notebook.stem, p | {"max_workers": workers}, notebook_defaults(notebook))
+        return {r["stage"].split(" (")[0]: r for r in rows if r["stage"].startswith("answer") and r["calls"]}
+
+    one, concurrent = answers(1), answers(2)
+    long, rag, other = (one[f"answer, {arm}"] for arm in ("long context", "RAG", "RAG at the frontier's other k"))
+    opening = (rag["prompt_tokens"] - rag["seconds"]) / rag["calls"]
+    assert 20 < opening < 200  # the chat template, the instruction, the first document's heading
+    # every long-context call but the run's first follows another set's prompt
+    assert long["prompt_tokens"] - long["seconds"] == pytest.approx(opening * (long["calls"] - 1), abs=1)
+    assert other["prompt_tokens"] - other["seconds"] > 2 * opening * other["calls"]  # and a shared chunk each
+    assert all(r["seconds"] == pytest.approx(r["prompt_tokens"], abs=1)  # concurrent calls keep nothing
+               for r in concurrent.values() if r["calls"] > r["cached"])
+
+
 def test_a_call_one_notebook_of_a_plan_prices_is_a_cache_hit_for_the_next():
     # 02's closed-book answers are 01's own prompts: by the time 02 runs, 01's replies are in the cache.
     from lclab.planning.plan import plan_scope, planned_answers

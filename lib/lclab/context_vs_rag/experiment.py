@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..experiments import Design, Experiment, Series, register
-from ..planning.plan import planned_embeddings
+from ..models.backends import shared_prefix_tokens
+from ..planning.plan import one_at_a_time_local, planned_embeddings
 from ..planning.experiment_plan import planned_stages
 from ..planning.stages import Judged, estimated, named, planned_judges, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
@@ -22,7 +23,11 @@ def plan(notebook: str, given: dict) -> list[dict]:
     retrieving arm's answer prompts (RAG, the frontier's other k, Self-Route's first call) priced by their
     template with k of the set's own chunks at their mean size (retrieval, an embedding model, is not run for a
     plan) and their judges; unanswerable sets answered but never judged; the embedding stage; the closed-book
-    arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again."""
+    arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again.
+
+    One at a time on an embedded model, each answer prompt reads only what follows the prefix it shares with the
+    call before: the run answers a set's methods back to back (long context, RAG, the frontier's other k), so every
+    prompt keeps the template's opening, and each other k also the chunks of the k asked just before it."""
     p = declared(Parameters, given)
     model, judge = ANSWER.model(p), JUDGE.model(p)
     validated = load_validated(p.corpus, p.qa_path, p.n_qa)
@@ -30,32 +35,45 @@ def plan(notebook: str, given: dict) -> list[dict]:
     samples = prepare(p, validated)  # the run's own trials
     sets = document_sets(samples)
     if_absent = IF_ABSENT if p.unanswerable_share else ""
+    reuse = one_at_a_time_local(model, p.max_workers)
+    before, opening, heading = _openings(model, if_absent) if reuse else (None, 0, 0)
     long = [s for s in samples if s["method"] == "long_context"]
-    rows = planned_stages(notebook, EXPERIMENT, p, [s for s in long if s["answerable"]], (ANSWER, JUDGE))
+
+    def held(mine: list) -> list:  # what the model read before each long-context call: another set's last prompt
+        return [None if s is samples[0] else before for s in mine]
+
+    answerable = [s for s in long if s["answerable"]]
+    rows = planned_stages(notebook, EXPERIMENT, p, answerable, (ANSWER, JUDGE), held=held(answerable))
     rows = [named(rows[0], "answer, long context"), named(rows[1], "judge, long context")]
-    if any(not s["answerable"] for s in long):
+    if unanswerable := [s for s in long if not s["answerable"]]:
         rows += [named(r, "answer, long context, unanswerable (refusal rule, no judge)") for r in planned_stages(
-            notebook, EXPERIMENT, p, [s for s in long if not s["answerable"]], (ANSWER,))]
+            notebook, EXPERIMENT, p, unanswerable, (ANSWER,), held=held(unanswerable))]
     # The retrieving arms' prompts hold what retrieval finds (an embedding model, not run for a plan): priced by
     # the template, the declared exception (docs/layout.md).
     chunker = Chunker(p.chunk_tokens, "tokens")
     chunks = {(s.qa_id, s.noise_pct): chunker.split(s.docs) for s in sets}
     reply, source = reply_tokens(EXPERIMENT, ANSWER.name, model, p.max_answer_tokens)
     arms = {"rag": "RAG", "frontier": "RAG at the frontier's other k", "self_route": "Self-Route, chunks first"}
+    chunk_tokens = {key: text_tokens(model, [render("document", index=1, text=c.text) for c in found])
+                    for key, found in chunks.items()}  # a retrieved chunk's mean tokens, per set
     for arm, label in arms.items():
         mine = [s for s in samples if s["k"] is not None and _arm(s["method"]) == arm]
         if not mine:
             continue
-        prompts = [template_prompt_tokens(model, "answer_with_documents", {"documents": min(
-            s["k"], len(chunks[s.source.qa_id, s["noise_pct"]])) * text_tokens(
-            model, [render("document", index=1, text=c.text) for c in chunks[s.source.qa_id, s["noise_pct"]]])},
-            question=s.source.question, if_absent=IF_ABSENT if arm == "self_route" else if_absent) for s in mine]
+        retrieved = [(min(s["k"], len(chunks[s.source.qa_id, s["noise_pct"]])), chunk_tokens[s.source.qa_id,
+                                                                                          s["noise_pct"]])
+                     for s in mine]
+        prompts = [template_prompt_tokens(model, "answer_with_documents", {"documents": k * tokens},
+                                          question=s.source.question,
+                                          if_absent=IF_ABSENT if arm == "self_route" else if_absent)
+                   for s, (k, tokens) in zip(mine, retrieved)]
         # Self-Route reads RAG's top_k chunks first; where the RAG arm asks with the refusal phrase too (the
         # unanswerable sets are on), its first call is RAG's own prompt: a cache hit, no time.
         same_as_rag = arm == "self_route" and if_absent == IF_ABSENT
+        kept = [0] * len(mine) if arm == "self_route" else _kept(mine, retrieved, p.top_k, opening, heading)
         rows.append(estimated(notebook, f"answer, {label}" + (" = RAG's calls" if same_as_rag else ""), model,
                               prompts, reply, source, repeated=1.0 if same_as_rag else 0.0,
-                              request=ANSWER.requests(p)[0]))
+                              request=ANSWER.requests(p)[0], kept=kept if reuse else None))
         judged = [s for s in mine if s["answerable"]]
         if judged:
             rows.append(named(planned_judges(notebook, EXPERIMENT, JUDGE.name, judge, JUDGE.template, JUDGE.slots,
@@ -68,6 +86,30 @@ def plan(notebook: str, given: dict) -> list[dict]:
         closed = planned_stages(notebook, EXPERIMENT, p, closed_book.closed_book_samples(qa), closed_book.STAGES)
         rows += [named(closed[0], "answer, closed book"), named(closed[1], "judge, closed book")]
     return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p.card_texts)]
+
+
+def _openings(model: str, if_absent: str) -> tuple[str, int, int]:
+    """(an answer prompt, the tokens every answer prompt of the run starts with up to its first document's text,
+    and of those the first document's heading): the template's opening a call keeps from the one before it."""
+    def prompt(text: str, heading: bool = True) -> str:
+        documents = render("document", index=0, text=text) if heading else text
+        return render("answer_with_documents", documents=documents, question=text, if_absent=if_absent)
+
+    opening = shared_prefix_tokens(model, prompt("alpha"), prompt("beta"))
+    bare = shared_prefix_tokens(model, prompt("alpha", heading=False), prompt("beta", heading=False))
+    return prompt("alpha"), opening, opening - bare
+
+
+def _kept(mine: list, retrieved: list[tuple[int, float]], top_k: int, opening: int, heading: int) -> list[float]:
+    """Per retrieving call, the prompt tokens the model keeps from the call before: the opening; for one of the
+    frontier's other k, also the chunks it shares with the k asked just before it on the same set (RAG's top_k
+    first, then the other k in order: as_samples)."""
+    asked, kept = {}, []
+    for s, (k, tokens) in zip(mine, retrieved):
+        shared = min(k, asked.get(id(s.source), top_k)) if s["method"].startswith("rag@") else 0
+        kept.append(opening + shared * tokens - (heading if shared else 0))
+        asked[id(s.source)] = k
+    return kept
 
 
 def _arm(method: str) -> str:

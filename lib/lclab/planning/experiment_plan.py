@@ -16,16 +16,18 @@ from .stages import Judged, cached_answers, planned_judges, planned_replies
 
 
 def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tuple[Stage, ...],
-                   reuse_prefix: bool = False) -> list[dict]:
+                   reuse_prefix: bool = False, held: list | None = None) -> list[dict]:
     """One plan row per stage, in order, for `samples` under parameters `p` (the declared Parameters).
     `reuse_prefix`: the first stage's prompts reach a local model one at a time in this order (its KV cache keeps
-    the prefix each shares with the one before)."""
+    the prefix each shares with the one before); `held`: instead, per sample, what the model read just before its
+    first stage's call (plan.planned_answers)."""
     rows, replies = [], {}
     for stage in stages:
         model, requests = stage.model(p), stage.requests(p)
         if stage.prompt is not None:
             prompts = [stage.prompt(s) for s in samples]
-            rows.append(planned_replies(notebook, experiment, stage.name, model, prompts, requests[0], reuse_prefix))
+            rows.append(planned_replies(notebook, experiment, stage.name, model, prompts, requests[0], reuse_prefix,
+                                        held if stage is stages[0] else None))
             replies[stage.name] = (model, requests[0], cached_answers(model, prompts, requests[0]))
             continue
         if stage.reads not in replies:
