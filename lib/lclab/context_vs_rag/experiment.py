@@ -60,9 +60,9 @@ def plan(notebook: str, given: dict) -> list[dict]:
         mine = [s for s in samples if s["k"] is not None and _arm(s["method"]) == arm]
         if not mine:
             continue
-        retrieved = [(min(s["k"], len(chunks[s.source.qa_id, s["noise_pct"]])), chunk_tokens[s.source.qa_id,
-                                                                                          s["noise_pct"]])
-                     for s in mine]
+        # per call: the chunks it reads (k, or all its set has) and their mean tokens
+        keys = [(s.source.qa_id, s["noise_pct"]) for s in mine]
+        retrieved = [(min(s["k"], len(chunks[key])), chunk_tokens[key]) for s, key in zip(mine, keys)]
         prompts = [template_prompt_tokens(model, "answer_with_documents", {"documents": k * tokens},
                                           question=s.source.question,
                                           if_absent=IF_ABSENT if arm == "self_route" else if_absent)
