@@ -23,11 +23,8 @@ def plan(notebook: str, given: dict) -> list[dict]:
     retrieving arm's answer prompts (RAG, the frontier's other k, Self-Route's first call) priced by their
     template with k of the set's own chunks at their mean size (retrieval, an embedding model, is not run for a
     plan) and their judges; unanswerable sets answered but never judged; the embedding stage; the closed-book
-    arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again.
-
-    One at a time on an embedded model, each answer prompt reads only what follows the prefix it shares with the
-    call before: the run answers a set's methods back to back (long context, RAG, the frontier's other k), so every
-    prompt keeps the template's opening, and each other k also the chunks of the k asked just before it."""
+    arm. Self-Route's fallback is the long-context arm's own call: a cache hit, not priced again. One at a time on
+    an embedded model, each answer prompt is priced after what the call before left in the KV cache (_kept)."""
     p = declared(Parameters, given)
     model, judge = ANSWER.model(p), JUDGE.model(p)
     validated = load_validated(p.corpus, p.qa_path, p.n_qa)
@@ -60,13 +57,8 @@ def plan(notebook: str, given: dict) -> list[dict]:
         mine = [s for s in samples if s["k"] is not None and _arm(s["method"]) == arm]
         if not mine:
             continue
-        # per call: the chunks it reads (k, or all its set has) and their mean tokens
-        keys = [(s.source.qa_id, s["noise_pct"]) for s in mine]
-        retrieved = [(min(s["k"], len(chunks[key])), chunk_tokens[key]) for s, key in zip(mine, keys)]
-        prompts = [template_prompt_tokens(model, "answer_with_documents", {"documents": k * tokens},
-                                          question=s.source.question,
-                                          if_absent=IF_ABSENT if arm == "self_route" else if_absent)
-                   for s, (k, tokens) in zip(mine, retrieved)]
+        prompts, retrieved = _retrieving_prompts(model, mine, chunks, chunk_tokens,
+                                                 IF_ABSENT if arm == "self_route" else if_absent)
         # Self-Route reads RAG's top_k chunks first; where the RAG arm asks with the refusal phrase too (the
         # unanswerable sets are on), its first call is RAG's own prompt: a cache hit, no time.
         same_as_rag = arm == "self_route" and if_absent == IF_ABSENT
@@ -88,6 +80,18 @@ def plan(notebook: str, given: dict) -> list[dict]:
     return rows + [planned_card(notebook, EXPERIMENT, judge, "answer_correct", p.card_texts)]
 
 
+def _retrieving_prompts(model: str, mine: list, chunks: dict, chunk_tokens: dict,
+                        if_absent: str) -> tuple[list[float], list[tuple[int, float]]]:
+    """Per call of a retrieving arm: its prompt's tokens, by the template with the chunks it reads (k, or all its
+    set has) at their set's mean size; and (those chunks, that size)."""
+    keys = [(s.source.qa_id, s["noise_pct"]) for s in mine]
+    retrieved = [(min(s["k"], len(chunks[key])), chunk_tokens[key]) for s, key in zip(mine, keys)]
+    prompts = [template_prompt_tokens(model, "answer_with_documents", {"documents": k * tokens},
+                                      question=s.source.question, if_absent=if_absent)
+               for s, (k, tokens) in zip(mine, retrieved)]
+    return prompts, retrieved
+
+
 def _openings(model: str, if_absent: str) -> tuple[str, int, int]:
     """(an answer prompt, the tokens every answer prompt of the run starts with up to its first document's text,
     and of those the first document's heading): the template's opening a call keeps from the one before it."""
@@ -101,9 +105,9 @@ def _openings(model: str, if_absent: str) -> tuple[str, int, int]:
 
 
 def _kept(mine: list, retrieved: list[tuple[int, float]], top_k: int, opening: int, heading: int) -> list[float]:
-    """Per retrieving call, the prompt tokens the model keeps from the call before: the opening; for one of the
-    frontier's other k, also the chunks it shares with the k asked just before it on the same set (RAG's top_k
-    first, then the other k in order: as_samples)."""
+    """Per retrieving call, the prompt tokens the model keeps from the call before. The run answers a set's
+    methods back to back (long context, RAG, the frontier's other k: as_samples), so every prompt keeps the
+    template's opening, and one of the other k also the chunks it shares with the k asked just before it."""
     asked, kept = {}, []
     for s, (k, tokens) in zip(mine, retrieved):
         shared = min(k, asked.get(id(s.source), top_k)) if s["method"].startswith("rag@") else 0
