@@ -20,9 +20,13 @@ class Parameters:
     passage_chars: int = param(
         1200,
         "(at least 100) passages are cut at paragraph boundaries to at most this many characters")
+    n_pairs: int = param(
+        0,
+        "(at least 0) kept pairs the study needs: passages are sampled until that many are expected at this "
+        "corpus's measured keep rate (a stated prior before any review); a rerun adds passages; 0: n_passages")
     n_passages: int = param(
         12,
-        "(at least 1) QA pairs to generate: one per passage, each passage from a different file")
+        "(at least 1) passages to sample when n_pairs is 0: one pair kept per passage, each from another file")
     min_passage_chars: int = param(400, "(at least 0) passages shorter than this (titles, fragments) are not sampled")
     seed: int = param(0, "which passages are sampled")
     max_workers: int = param(

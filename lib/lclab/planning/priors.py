@@ -17,7 +17,8 @@ from __future__ import annotations
 REPLY_TOKENS: dict = {
     "answer": 15, "closed-book answer": 18, "multi-needle answer": 30,  # a short answer, "a few words"
     "judge": 8, "judge card": 8, "judge_relevance": 8, "judge_faithfulness": 8, "qa_validation": 8,  # JSON verdicts
-    "qa_generation": 50, "pronouns": 27, "generate": 105, "facts": 268,
+    "qa_generation": 120, "qa_generation again": 120, "qa_round_trip": 8, "qa_closed_book": 8,  # 3 pairs; answers
+    "pronouns": 27, "generate": 105, "facts": 268,
     # 05's separated variant: 1,856 tokens over 33 NLI and refusal replies in the cold default run of 2026-11-26
     # (the probability variant's one-token verdicts are stages of their own)
     "nli": 56, "refusal": 56, "nli verdict": 1, "refusal verdict": 1,
@@ -36,7 +37,11 @@ LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0
 # Facts per list: 42 fact scores from 14 contexts in both cold default runs of 2026-11-26 (3.0; 5 was declared).
 # Asked again per pair: a QA pair that fails a check is asked again (lclab.qa.generate, at most twice); declared
 # at one, between a model whose pairs pass (0) and one whose every pair fails (2), until a run measures it.
-COUNTS = {"claims per text": 3, "facts per list": 3, "asked again per pair": 1}
+# Per passage of 00 (lclab.qa.generate; declared, not measured, until a run measures them): of 3 candidates about
+# two pass the text checks and are asked back; about one in three needs a second closed-book probe; one passage
+# in four is asked again.
+COUNTS = {"claims per text": 3, "facts per list": 3, "asked again per pair": 0.25, "round trips per passage": 2.0,
+          "closed-book probes per passage": 1.3}
 
 
 # Answer spread: distinct answers to one question grow as n ** ANSWER_SPREAD with the n answers asked (0: always the

@@ -1,6 +1,9 @@
-"""QA sets (notebook 00, seed §1-§2): generate one pair per passage, review by hand, use the pairs marked yes.
+"""QA sets (notebook 00, seed §1-§2): candidate pairs per passage, checked, reviewed, the pairs marked yes used.
 
-    generate.py     generate and check pairs (notebook 00, lclab.make_qa_set, writes the review file)
+    factoid_passages.py  which passages can carry a factoid question (the others are never sampled)
+    generate.py     generate candidate pairs and walk them through the checks (notebook 00, 06's questions)
+    checks.py       the named checks, which remove and which flag, duplicates within a set
+    planned.py      the plan of generation: the run's walk over the cache
     review.py       read a reviewed file; the validated pairs the experiments use
     multi_chunk.py  questions that need three chunks (06), generated for review
                     (python -m lclab.qa.multi_chunk)

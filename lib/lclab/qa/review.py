@@ -17,6 +17,14 @@ from ..text.corpus import Corpus, Document, load_corpus, passage_sha1, passages
 
 REVIEW_COLUMNS = ["qa_id", "doc_id", "passage_chars", "passage_sha1", "question", "answer",
                   "answer_in_source", "llm_supported", "validated", "review_note"]
+# The whole review file as 00 writes it (the QA desk and a reviewer's editor keep every column; 01/02 read
+# REVIEW_COLUMNS): the review's own columns, what the reviewer is shown (title, heading, passage, where the answer
+# stands), the checks that flagged the pair, the 00 invocation that added it, and each check's result.
+REVIEW_FILE_COLUMNS = [*REVIEW_COLUMNS, "review_reason", "reviewer", "reviewed_at", "original_question",
+                       "original_answer", "title", "heading", "passage", "answer_start", "flags", "batch"]
+# Why a reviewer rejects a pair: a fixed list, so reasons can be counted against the checks.
+REASONS = ("answer_in_question", "not_self_contained", "wrong_answer", "not_factoid", "heading_or_boilerplate",
+           "duplicate", "other")
 _YES, _NO = {"yes", "y", "true", "1"}, {"no", "n", "false", "0"}
 
 
