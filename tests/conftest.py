@@ -1,6 +1,7 @@
 """Shared fixtures. Every test gets its own model-call cache and output folder, so tests never read each other's
 cached replies and never touch the committed figures; the smoke notebooks alone share a cache kept across sessions
-(`model_call_cache`: keyed by the request, so what one reads is what any cold run would be answered)."""
+(`model_call_cache`: keyed by the request, in a folder named by the llama.cpp build and the backend code that
+answered it (kept_store), so what one reads is what any cold run would be answered)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ from lclab.models.fault_server import FaultServer
 from lclab.models.llama_engine import llama_threads
 from lclab.runs.notebooks import load_profile
 
+from kept_stores import BACKEND_SOURCES, VERDICT_SOURCES, replies_digest
+
 SMALL_MODEL = "local/qwen2.5-coder-0.5b"
 # The shipped texts per kind the smoke profile's judge cards read: tests that judge with the 0.5B ask for as many,
 # so every card comes from the shared card store (the smoke runs' verdicts), not new calls.
@@ -58,7 +61,7 @@ def kept_across_runs(config, name: str) -> Path:
     """A folder that outlives the test session, shared by its workers: pytest's own cache (.pytest_cache/d/<name>,
     emptied by `./run_tests.sh --cache-clear`). What lands there is keyed by what made it (a request, a text, a
     prompt), so a changed prompt is a miss, never a stale answer; it is what lets a warm rerun skip the real
-    model's work, while a fresh clone (CI) runs every call."""
+    model's work, while a fresh clone (CI) runs every call. What the key leaves out is in `name` (kept_store)."""
     if getattr(config, "cache", None) is not None:
         return Path(config.cache.mkdir(f"lclab-{name}"))
     # `-p no:cacheprovider`: nothing outlives the session, but its workers still share one folder (a fresh clone)
@@ -68,6 +71,17 @@ def kept_across_runs(config, name: str) -> Path:
     return folder
 
 
+# The kept stores of replies and the sources their folder's digest covers beside the llama.cpp builds
+# (tests/kept_stores.py): a changed build, version or backend module gives an empty store, not old replies.
+KEPT_REPLIES = {"model-calls": BACKEND_SOURCES, "judge-cards": BACKEND_SOURCES + VERDICT_SOURCES}
+
+
+def kept_store(config, name: str) -> Path:
+    """The kept folder of the store `name` of KEPT_REPLIES for this session's builds and sources
+    (lclab-<name>-<digest>; the folders of other digests are left for `--cache-clear`)."""
+    return kept_across_runs(config, f"{name}-{replies_digest(KEPT_REPLIES[name])}")
+
+
 @pytest.fixture(scope="session")
 def embedding_cache(request):
     return kept_across_runs(request.config, "embeddings")  # one file per vector, written whole: safe to share
@@ -75,20 +89,20 @@ def embedding_cache(request):
 
 @pytest.fixture(scope="session")
 def card_store(request):
-    return kept_across_runs(request.config, "judge-cards")  # verdicts appended a line at a time, keyed by prompt
+    return kept_store(request.config, "judge-cards")  # verdicts appended a line at a time, keyed by prompt
 
 
 @pytest.fixture(scope="session")
 def model_call_cache(request):
     """The smoke notebooks' model calls (one JSON file per request, written atomically: safe to share)."""
-    return kept_across_runs(request.config, "model-calls")
+    return kept_store(request.config, "model-calls")
 
 
 @pytest.fixture
 def kept_model_calls(model_call_cache, monkeypatch):
     """A test of the real model's replies keeps its calls where the smoke notebooks keep theirs: a fresh clone (CI)
-    makes every call on the real model, a warm rerun replays them (keyed by the request: a changed prompt asks
-    again)."""
+    makes every call on the real model, a warm rerun replays them (keyed by the request, the build and the backend
+    code: a changed prompt or a rebuilt llama.cpp asks again)."""
     monkeypatch.setenv("LCLAB_CACHE_DIR", str(model_call_cache))
     return model_call_cache
 

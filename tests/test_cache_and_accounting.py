@@ -1,6 +1,8 @@
 import json
 import threading
 
+import pandas as pd
+
 from lclab.models.accounting import Accounting
 from lclab.models.cache import DiskCache, request_key
 
@@ -78,6 +80,36 @@ def test_each_call_is_counted_as_a_plan_prices_it_for_the_runs_measured_speed():
     assert (counted["verdict"].grammar_tokens, counted["verdict"].scored_tokens) == (0, 0)
     assert ledger.priced(["free", "judged"])["grammar_tokens"] == judged
     assert "read_prompt_tokens" not in ledger.table().columns  # the plan's counts stay out of accounting.csv
+
+
+def test_the_ledger_counts_each_models_requests_by_key_made_or_cached_beside_an_unchanged_accounting_csv(
+        tmp_path, monkeypatch):
+    # Plan = run is checked against requests, not calls (#91): a warm cache makes no call, but the distinct
+    # requests are still the ones a cold cache would call.
+    from lclab.models import ACCOUNTING, Request, complete
+    from lclab.models.accounting import COLUMNS
+
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path / "cache"))
+    asks = [("fake/answerer", "Where does the river bend?"), ("fake/answerer", "Where does the road end?"),
+            ("fake/answerer", "Where does the river bend?"), ("fake/judge", "Where does the river bend?")]
+    with ACCOUNTING.scope() as cold:
+        for model, prompt in asks:
+            complete(model, prompt, stage="answer", request=Request(max_tokens=8))
+    with ACCOUNTING.scope() as warm:  # every reply from the cache
+        for model, prompt in asks[:3]:
+            complete(model, prompt, stage="answer", request=Request(max_tokens=8))
+    assert cold.get("answer").calls == 3 and warm.get("answer").calls == 0 and warm.get("answer").cache_hits == 3
+    for ledger in (cold, warm):
+        assert ledger.requests("answer", "fake/answerer") == (3, 2)
+    assert cold.requests("answer", "fake/judge") == (1, 1) and warm.requests("answer", "fake/judge") == (0, 0)
+    table = cold.save(tmp_path)
+    assert list(pd.read_csv(tmp_path / "accounting.csv").columns) == list(table.columns) == COLUMNS
+    saved = pd.read_csv(tmp_path / "requests.csv").set_index("model")
+    assert saved.loc["fake/answerer", ["stage", "requests", "distinct_requests"]].tolist() == ["answer", 3, 2]
+    assert saved.loc["fake/judge", ["requests", "distinct_requests"]].tolist() == [1, 1]
+    warm.save(tmp_path, "rescore_accounting.csv")  # a rescore's beside it: the run's own stays
+    assert pd.read_csv(tmp_path / "rescore_requests.csv")["requests"].tolist() == [3]
+    assert pd.read_csv(tmp_path / "requests.csv")["requests"].sum() == 4
 
 
 def test_the_accounting_log_keeps_every_invocation_of_a_run(tmp_path):

@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 import pytest
+from lclab import paths
 from lclab.experiments import experiments, get
 from lclab.models import Request, backend_for, complete
 from lclab.models.fake import ARRAY_LENGTH
@@ -17,7 +18,8 @@ from lclab.runs.declared import declared
 from lclab.runs.notebooks import NOTEBOOKS, load_profile, notebook_defaults, parameters_for
 
 from item_pages import assert_every_item_page_shows_the_prompt_sent
-from test_notebooks import SYNTHETIC_TASKS, assert_plan_counted_the_run, assert_synthetic_tables, planned_calls
+from test_notebooks import (SYNTHETIC_TASKS, assert_plan_counted_the_run, assert_synthetic_tables, planned_calls,
+                            requests_made)
 
 ANSWERER, JUDGE, EMBEDDER = "fake/answerer", "fake/judge", "fake/words"
 # The experiments whose every arm's answering prompt the issue asked to see on its item page (#68): they must have some.
@@ -139,6 +141,35 @@ def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make
         assert [r["calls"] for r in after["rescores"]] == [0]
     assert (tmp_path / "results" / "index.csv").read_text() == index
     assert ANSWERER in json.dumps(list(manifests.values()))
+
+
+@pytest.mark.slow  # after the llama-server build, as the test above
+def test_a_warm_run_fails_a_plan_one_request_short_though_it_makes_no_call(tmp_path, monkeypatch, shared_embeddings):
+    """The real model's smoke notebooks usually run warm (the kept cache: no call at all), so plan = run is checked
+    on requests counted by key, made or cached (#91): a run into a new folder with every reply cached makes no
+    call, and a plan one request short of a stage's distinct requests still fails."""
+    experiment = get("depth_sweep")
+    nb = NOTEBOOKS / f"{experiment.notebook_stem}.ipynb"
+    params = fake_parameters(nb)
+    planned = planned_calls(nb, params)
+    p = declared(experiment.parameters, notebook_defaults(nb) | params)
+    experiment.run(p)  # cold: every reply into the model cache
+    warm = tmp_path / "warm"  # a session of its own: the same cache, a new output folder
+    monkeypatch.setattr(paths, "RESULTS", warm / "results")
+    monkeypatch.setattr(paths, "FIGURES", warm / "figures")
+    experiment.run(p)
+    assert set(calls_made(warm / "results").values()) == {0}
+    assert_plan_counted_the_run(planned, warm)
+    made = requests_made(warm)
+    every_one_distinct = [key for key, n in planned.items() if made.get(key) == [n, n]]
+    assert every_one_distinct, (planned, made)
+    (table,) = [pd.read_csv(path).set_index("stage") for path in (warm / "results").glob("*/*/accounting.csv")]
+    for key in every_one_distinct:
+        short = {**planned, key: planned[key] - 1}
+        # what the check read before, calls <= planned <= calls + hits, lets it through: 0 <= n - 1 <= n
+        assert table.loc[key[0], "calls"] == 0 and table.loc[key[0], "cache_hits"] >= short[key]
+        with pytest.raises(AssertionError, match=rf"planned {short[key]}, asked {planned[key]}"):
+            assert_plan_counted_the_run(short, warm)
 
 
 @pytest.mark.slow  # after the llama-server build, as the test above

@@ -9,6 +9,9 @@ counts (a run, one configuration of a timed comparison) opens a scope of it:
     ledger.table()                         # that part's calls, tokens and time per stage
 
 The calls made inside a scope count in the scope and in every scope around it.
+Beside the counters, the ledger keeps each (stage, model)'s requests by their
+cache key, made or read from the cache (`requests.csv`): the distinct ones are
+what a cold cache would call, whatever an earlier session left in it.
 Worker threads see the scopes of the code that started them when they are
 started through `lclab.runs.parallel.map_items`.
 """
@@ -75,6 +78,14 @@ PRICED = ["prompt_tokens_sq", "read_prompt_tokens", "read_prompt_tokens_sq", "gr
 COLUMNS = ["stage", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
            "cached_completion_tokens", "wall_s", "model_s", "retries", "repairs", "parse_failures", "errors", "model"]
 
+REQUEST_COLUMNS = ["stage", "model", "requests", "distinct_requests"]
+
+
+def requests_file(accounting_file: str) -> str:
+    """The requests table saved beside an accounting table: requests.csv, rescore_requests.csv."""
+    return accounting_file.replace("accounting", "requests")
+
+
 # The scopes open in this context (a run, a configuration), innermost last.
 _open_scopes: contextvars.ContextVar[tuple["Accounting", ...]] = contextvars.ContextVar("lclab_scopes", default=())
 
@@ -87,12 +98,15 @@ class Accounting:
         self._stages: dict[str, StageStats] = {}
         self._endpoints: dict[str, StageStats] = {}  # per replica of a served model
         self._models: dict[str, set[str]] = {}  # stage -> the models it asked (a plan's speeds are per model)
+        # (stage, model) -> [requests asked, their cache keys' first 16 hex digits]
+        self._requests: dict[tuple[str, str], list] = {}
 
     def reset(self) -> None:
         with self._lock:
             self._stages.clear()
             self._endpoints.clear()
             self._models.clear()
+            self._requests.clear()
 
     def _targets(self) -> tuple["Accounting", ...]:
         return (self, *_open_scopes.get()) if self is ACCOUNTING else (self,)
@@ -115,6 +129,28 @@ class Accounting:
         for ledger in self._targets():
             with ledger._lock:
                 ledger._models.setdefault(stage, set()).add(model)
+
+    def note_request(self, stage: str, model: str, key: str) -> None:
+        """Record that `stage` asked `model` the request whose cache key is `key`, whether it is then called or read
+        from the cache: a plan counts requests, and the distinct keys are the calls a cold cache would make."""
+        for ledger in self._targets():
+            with ledger._lock:
+                ledger._models.setdefault(stage, set()).add(model)
+                asked = ledger._requests.setdefault((stage, model), [0, set()])
+                asked[0] += 1
+                asked[1].add(key[:16])  # 64 bits: no two of a run's requests share them
+
+    def requests(self, stage: str, model: str) -> tuple[int, int]:
+        """(requests, distinct requests) `stage` asked `model`."""
+        with self._lock:
+            asked, keys = self._requests.get((stage, model), (0, ()))
+            return asked, len(keys)
+
+    def requests_table(self) -> pd.DataFrame:
+        """One row per (stage, model) asked: its requests, and how many distinct ones (REQUEST_COLUMNS)."""
+        with self._lock:
+            rows = [(stage, model, asked, len(keys)) for (stage, model), (asked, keys) in self._requests.items()]
+        return pd.DataFrame(rows, columns=REQUEST_COLUMNS)
 
     def models_of(self, stage: str) -> set[str]:
         with self._lock:
@@ -185,10 +221,11 @@ class Accounting:
         return df.astype({c: int for c in counts}).round({"wall_s": 2, "model_s": 2})
 
     def save(self, directory: str | Path, name: str = "accounting.csv") -> pd.DataFrame:
-        """Write the table next to a run's results (and `endpoints.csv` when served replicas were called);
-        return the table for display."""
-        table = self.table()
+        """Write the table next to a run's results, its requests beside it (requests_file), and `endpoints.csv` when
+        served replicas were called; return the table for display."""
+        table, requests = self.table(), self.requests_table()
         write_atomic(Path(directory) / name, lambda tmp: table.to_csv(tmp, index=False))
+        write_atomic(Path(directory) / requests_file(name), lambda tmp: requests.to_csv(tmp, index=False))
         endpoints = self.endpoint_table()
         if len(endpoints):
             write_atomic(Path(directory) / "endpoints.csv", lambda tmp: endpoints.to_csv(tmp, index=False))

@@ -115,7 +115,7 @@ def complete(model: str, prompt: str | Messages, *, stage: str, request: Request
     announce(stage, model, prompt, sent)  # on disk before the call, where a run listens (lclab.runs.prompts_log)
     cache = DiskCache(llm_cache_dir(), required=CACHED_FIELDS)
     started = time.perf_counter()
-    ACCOUNTING.note_model(stage, model)
+    ACCOUNTING.note_request(stage, model, key)  # made or cached: what a plan counts
     hit = _cached_reply(cache, key_request, key, request, stage)
     if hit is not None:
         return Completion(**hit, latency_s=0.0, cached=True, model=model, prompt_sha256=sent)

@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..experiments import find
+from ..models.accounting import requests_file
 from ..models.replay import REPLAY_ENV
 from . import manifest
 from .folders import RESCORE_ACCOUNTING
@@ -37,7 +38,8 @@ from .notebooks import NOTEBOOKS, declared_parameters, execute
 
 TABLES = ("*.csv", "result_items.jsonl")
 # the invocations' calls and hits differ by design
-NOT_COMPARED = {"accounting.csv", "accounting_log.csv", RESCORE_ACCOUNTING}
+NOT_COMPARED = {"accounting.csv", "accounting_log.csv", RESCORE_ACCOUNTING, requests_file("accounting.csv"),
+                requests_file(RESCORE_ACCOUNTING)}
 
 
 def snapshot(run: Path) -> dict[str, bytes]:
