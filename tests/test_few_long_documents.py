@@ -52,11 +52,12 @@ def test_a_pair_cut_at_its_budget_is_asked_once_more_with_room_before_the_item_f
     from lclab.qa.generate import RETRY_TOKENS, generate_pair
 
     def reply(body: dict) -> str:
-        if "supported" in body["messages"][0]["content"]:
-            return '{"supported": true}'
-        if body["max_tokens"] < RETRY_TOKENS:  # the pair does not fit: cut mid-JSON, the repair too
-            return '{"question": "Which licence lets the licensee copy the work under condi'
-        return '{"question": "Under which condition may the licensee copy the work?", "answer": "condition 3"}'
+        if "pairs" not in body["messages"][0]["content"]:  # a probe: the answer back
+            return "condition 3"
+        if body["max_tokens"] < RETRY_TOKENS:  # the pairs do not fit: cut mid-JSON, the repair too
+            return '{"pairs": [{"question": "Which licence lets the licensee copy the work under condi'
+        return ('{"pairs": [{"question": "Under which clause may the licensee copy the Apache-licensed work?", '
+                '"answer": "condition 3"}]}')
 
     with FaultServer(reply=reply) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
@@ -64,6 +65,6 @@ def test_a_pair_cut_at_its_budget_is_asked_once_more_with_room_before_the_item_f
         passage = Document("apache:3", "Clause 3 says that the licensee may copy the work under condition 3.", "apache")
         pair = generate_pair("openai/any", passage)
         assert pair["answer"] == "condition 3"
-        asked = [r["max_tokens"] for r in server.requests if "supported" not in r["messages"][0]["content"]]
+        asked = [r["max_tokens"] for r in server.requests if "pairs" in r["messages"][0]["content"]]
         assert asked[-1] == RETRY_TOKENS and asked.count(RETRY_TOKENS) == 1
     reset_backend_registry()

@@ -30,7 +30,9 @@ def test_apply_checks_counts_what_each_check_removed():
                           pair("Where does zcat write?", "to a remote tape archive"),
                           pair("zcat is gzcat on some systems.", "yes")])
     kept, rejected, removed = apply_checks(pairs)
-    assert len(kept) == 1 and removed == {"question_form": 1, "short_answer": 0, "answer_grounded": 1}
+    assert len(kept) == 1 and removed == {"question_form": 1, "short_answer": 0, "answer_grounded": 1,
+                                          "answer_in_question": 0, "self_contained": 0, "round_trip": 0,
+                                          "duplicate": 0}
     assert sorted(rejected["failed_check"]) == ["answer_grounded", "question_form"]
 
 
@@ -45,12 +47,10 @@ def test_on_the_shipped_reviewed_set_the_checks_keep_every_pair_marked_yes():
     assert failed[marked == "no"].notna().sum() >= len(failed[marked == "no"]) // 2
 
 
-def test_a_pair_that_fails_a_check_is_asked_again_naming_it_up_to_the_asks_allowed(tmp_path, monkeypatch):
-    """On the fake model (whose questions never end in "?"), every ask fails the question check: the pair is asked
-    MAX_ASKS times, each again-conversation quoting the failed pair and naming the check; the plan builds those
-    conversations exactly once the replies are cached."""
-    import json
-
+def test_candidates_that_all_fail_a_check_are_asked_again_naming_it_up_to_the_asks_allowed(tmp_path, monkeypatch):
+    """On the fake model (whose questions never end in "?"), every candidate fails the question check: the
+    passage is asked MAX_ASKS times, the again-conversation quoting the reply and naming the check; the plan
+    builds that conversation exactly once the replies are cached."""
     from lclab.models import cached
     from lclab.qa.generate import GENERATION, MAX_ASKS, PROBLEMS, again_messages, generate_pair, generation_prompt
     from lclab.qa.planned import planned_generation
@@ -61,9 +61,9 @@ def test_a_pair_that_fails_a_check_is_asked_again_naming_it_up_to_the_asks_allow
                        "licence.txt")
     pair = generate_pair("fake/answerer", passage)
     assert pair["asks"] == MAX_ASKS and pair["first_failed_check"] == "question_form"
-    again = again_messages(generation_prompt(passage), "q", "a", "question_form")
+    again = again_messages(generation_prompt(passage), '{"pairs": []}', "question_form")
     assert again[-1]["content"].startswith("That pair cannot be used: " + PROBLEMS["question_form"])
-    assert json.loads(again[1]["content"]) == {"question": "q", "answer": "a"}
+    assert again[1]["content"] == '{"pairs": []}'
     rows, pairs = planned_generation("nb", "make_qa_set", "fake/answerer", [passage])
     asked = {r["gateway_stage"]: (r["calls"], r["cached"]) for r in rows}
     assert asked["qa_generation again"] == (MAX_ASKS - 1, MAX_ASKS - 1)  # each conversation built and found

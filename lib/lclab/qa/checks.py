@@ -57,15 +57,13 @@ PROBLEMS = {
 _POINTS_AT_SOURCE = re.compile(
     r"\b(?:the|this|these|that)\s+(?:given\s+|provided\s+|above\s+|following\s+|preceding\s+|previous\s+|same\s+)?"
     r"(?:text|passage|document|context|excerpt|extract|snippet|paragraph|section|chapter|page|essay|article)s?\b"
-    r"|\baccording to the\b|\bmentioned (?:above|here|earlier|in the)\b|\b(?:above|below)\b\s*\?$|\bthe author\b",
+    r"|\bmentioned (?:above|here|earlier|in the)\b|\b(?:above|below)\b\s*\?$",
     re.IGNORECASE)
-_DEICTIC = re.compile(
-    r"\b(?:this|these)\s+(?:project|library|tool|program|package|software|module|function|command|option|script"
-    r"|file|guide|manual|book|version|release|site|company|person|example|method|class|system|application|app)s?\b",
-    re.IGNORECASE)
+# "this project", "these options": in a question read on its own, "this" points at the source it was written from
+_DEICTIC = re.compile(r"\b(?:this|these)\s+[a-z]\w*", re.IGNORECASE)
 _GENERIC = re.compile(
     r"\bthe\s+(?:library|project|tool|program|package|software|module|application|app|script|guide|manual|book"
-    r"|site|company|system|framework|maintainer|author|function|command|option|flag|method|class|file|directory"
+    r"|site|company|system|framework|maintainer|function|command|option|flag|method|class|file|directory"
     r"|page|process|procedure|rule|release|version|team|group|list)s?\b"
     r"|(?:^|\s)--?[A-Za-z][\w-]*\b", re.IGNORECASE)
 _GENERIC_NOUNS = {"library", "project", "tool", "program", "package", "software", "module", "application", "app",
@@ -177,13 +175,16 @@ def duplicates(pairs: pd.DataFrame) -> pd.Series:
 def apply_checks(pairs: pd.DataFrame, earlier: pd.DataFrame | None = None
                  ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
     """(pairs passing every removing check, the removed ones with `failed_check`, how many each check removed).
-    Every pair gets `checks_<name>` per check and `flags`. `earlier`: pairs of the same set from earlier runs
-    (a duplicate of one of them is a duplicate too)."""
-    before = earlier[["question", "answer"]] if earlier is not None and len(earlier) else pairs.iloc[:0][[]]
-    together = pd.concat([before, pairs[["question", "answer"]]], ignore_index=True) if len(before) else pairs
-    dup = duplicates(together.reset_index(drop=True)).iloc[len(before):]
-    pairs = pairs.assign(checks_duplicate=dup.to_numpy()) if len(pairs) else pairs.assign(checks_duplicate=None)
-    scores = [pair_checks(r) for r in pairs.to_dict("records")]
+    Every pair gets `checks_<name>` per check and `flags`. A duplicate is of an earlier pair that passes the other
+    checks, in this set or in `earlier` (the review file's pairs from earlier runs)."""
+    records = [{**r, "checks_duplicate": None} for r in pairs.to_dict("records")]
+    passing = [i for i, r in enumerate(records) if pair_checks(r).value]
+    before = earlier[["question", "answer"]] if earlier is not None and len(earlier) else pd.DataFrame(
+        columns=["question", "answer"])
+    candidates = pd.concat([before, pairs.iloc[passing][["question", "answer"]]], ignore_index=True)
+    for i, unique in zip(passing, duplicates(candidates).iloc[len(before):]):
+        records[i]["checks_duplicate"] = unique
+    scores = [pair_checks(r) for r in records]
     checked = pd.DataFrame([{**{f"checks_{c}": s.metadata[c] for c in CHECKS}, "failed_check": s.explanation,
                              "flags": flags(s.metadata)} for s in scores], index=pairs.index,
                            columns=[*(f"checks_{c}" for c in CHECKS), "failed_check", "flags"])
