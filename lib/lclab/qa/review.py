@@ -17,6 +17,13 @@ from ..text.corpus import Corpus, Document, load_corpus, passage_sha1, passages
 
 REVIEW_COLUMNS = ["qa_id", "doc_id", "passage_chars", "passage_sha1", "question", "answer",
                   "answer_in_source", "llm_supported", "validated", "review_note"]
+# The review file's columns after REVIEW_COLUMNS (docs/QA review contract, issue #89); checks_<name> follow.
+REVIEW_FILE_COLUMNS = REVIEW_COLUMNS + ["review_reason", "reviewer", "reviewed_at", "original_question",
+                                        "original_answer", "title", "heading", "passage", "answer_start", "flags",
+                                        "batch"]
+# Why a reviewer rejects a pair (the QA desk's reason keys 1-7, in this order).
+REASONS = ["answer_in_question", "not_self_contained", "wrong_answer", "not_factoid", "heading_or_boilerplate",
+           "duplicate", "other"]
 _YES, _NO = {"yes", "y", "true", "1"}, {"no", "n", "false", "0"}
 
 
