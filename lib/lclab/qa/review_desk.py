@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..paths import write_atomic
-from ..stats import kappa_with_ci, wilson_interval
+from ..stats import cohen_kappa, kappa_with_ci, wilson_interval
 from .review import REASONS, review_marks
 
 REVIEW, REJECTED, SECOND = "qa_review.csv", "qa_rejected.csv", "qa_review_second.csv"
@@ -68,10 +68,6 @@ def _rank(seed: int, what: str, qa_id: str) -> str:
 
 def _same(a: str, b: str) -> bool:
     return " ".join(str(a).split()) == " ".join(str(b).split())  # a text field cannot hold a line break
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def checked(decision: dict) -> tuple[str, str, str, str]:
@@ -158,10 +154,6 @@ class ReviewDesk:
                 "answer_start": answer_at(passage, row["answer"], row.get("answer_start", "")),
                 "question": row["question"], "answer": row["answer"]}
 
-    def next_view(self) -> dict | None:
-        queue = self.queue()
-        return self.view(queue[0]) if queue else None
-
     def record(self, qa_id: str, validated: str, review_reason: str = "", review_note: str = "",
                question: str | None = None, answer: str | None = None) -> bool:
         """One answer, in its file at once; False when the pair already has exactly this answer (a double
@@ -225,9 +217,10 @@ class ReviewDesk:
                     **_share(files[REJECTED][files[REJECTED]["validated"] != ""], "audit_kept")}
         return out
 
-    def agreement(self) -> dict:
+    def agreement(self, ci: bool = True) -> dict:
         """Cohen's kappa of keep/reject between the first and the second reviewer over the pairs both reviewed,
-        with its bootstrap 95 % CI and n; below two pairs, or with one answer only, it says "too few pairs"."""
+        with n and (`ci`: 2,000 bootstrap replicates, a second or two) its 95 % CI; below two pairs, or with one
+        answer only, "too few pairs"."""
         files = self.files()
         first = pd.concat([df[["qa_id", "validated"]] for df in files.values()])
         both = first[first["validated"] != ""].merge(self.second_file()[["qa_id", "validated"]], on="qa_id",
@@ -238,9 +231,11 @@ class ReviewDesk:
         if n < 2 or a.nunique() < 2 or b.nunique() < 2:
             return {"n": n, "kappa": None, "text": f"too few pairs for Cohen's kappa ({n} reviewed by both; it needs "
                                                    "two or more, and each reviewer keeping some and rejecting some)"}
-        k = kappa_with_ci(a.to_numpy(), b.to_numpy())
-        return {"n": n, **k, "text": f"Cohen's kappa {k['kappa']:.2f} [{k['kappa_lo']:.2f}, {k['kappa_hi']:.2f}] "
-                                     f"over {n} pairs both reviewed (raw agreement {k['agreement']:.0%})"}
+        a, b = a.to_numpy(), b.to_numpy()
+        k = kappa_with_ci(a, b) if ci else {"kappa": cohen_kappa(a, b), "agreement": float((a == b).mean())}
+        interval = f" [{k['kappa_lo']:.2f}, {k['kappa_hi']:.2f}]" if ci else ""
+        return {"n": n, **k, "text": f"Cohen's kappa {k['kappa']:.2f}{interval} over {n} pairs both reviewed "
+                                     f"(raw agreement {k['agreement']:.0%})"}
 
 
 def _share(done: pd.DataFrame, name: str) -> dict:
@@ -257,7 +252,8 @@ def _upsert(df: pd.DataFrame, qa_id: str, new: dict, reviewer: str) -> tuple[pd.
     if not len(rows):
         df = pd.concat([df, pd.DataFrame([{"qa_id": qa_id}])], ignore_index=True).fillna("")
         rows = df.index[df["qa_id"] == qa_id]
-    for key, value in {**new, "reviewer": reviewer, "reviewed_at": _now()}.items():
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    for key, value in {**new, "reviewer": reviewer, "reviewed_at": now}.items():
         df.at[rows[0], key] = value
     return df, True
 
