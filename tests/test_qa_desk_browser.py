@@ -1,6 +1,7 @@
 """The explorer's QA desk (/-/qa) on a make_qa_set run folder written here (no model, no notebook). In headless
 Chromium, as a new user: ten pairs reviewed by keyboard, one question edited, one pair rejected with a reason, the
-browser closed half-way and reopened, every answer in the review file; a second reviewer's kappa on the page.
+browser closed half-way and reopened, every answer in the review file; a second reviewer's kappa on the page; a
+page of another origin posting the desk's form refused.
 In-process: the page is blind (no check result or verdict in its HTML), a removed pair mixed in is written to
 qa_rejected.csv, a double submit goes on to the next pair, a write from another origin is refused."""
 
@@ -8,6 +9,7 @@ import re
 import subprocess
 import sys
 import time
+from urllib.parse import urlencode
 
 import httpx
 import pandas as pd
@@ -19,6 +21,7 @@ from qa_run import CHECKS, write_run
 from test_explore import chromium  # noqa: F401 (the fixture: Debian's Chromium, or the lab's browser skip)
 from test_explore_guard import call
 
+BUSY_PROCESSES = 2  # the explorer and Chromium (conftest orders such modules first)
 RUN = "make_qa_set/fixture"
 ORIGIN = "http://127.0.0.1:8765"
 
@@ -95,6 +98,8 @@ def test_a_double_submit_goes_on_and_a_write_from_another_origin_is_refused(qa_e
     assert (answered["validated"] != "").sum() == 1
     bad = post(asgi, form | {"validated": "no"}, cookie)
     assert bad.status_code == 400 and "needs a reason" in bad.text and str(run) not in bad.text
+    alone = call(asgi, "GET", f"/-/qa/review?run={RUN}&reviewer=Ann&second=1").text  # the first reviewer
+    assert "No pair for a second review" in alone and 'id="qa-form"' not in alone
     nowhere = call(asgi, "GET", "/-/qa/review?run=../../etc&reviewer=ann")
     assert nowhere.status_code == 400 and "no make_qa_set run" in nowhere.text
 
@@ -102,6 +107,23 @@ def test_a_double_submit_goes_on_and_a_write_from_another_origin_is_refused(qa_e
 def keyed(page, key: str) -> None:
     with page.expect_navigation():  # the answer is posted and the desk shows the next pair
         page.keyboard.press(key)
+
+
+def refused_from_another_origin(page, base: str, run) -> None:
+    """A page of another origin on this machine (another port: the same site, so the browser sends the desk's
+    cookie) posts the desk's own form, token and all, to the desk: refused, and no file changes."""
+    fields = {i.get_attribute("name"): i.input_value() for i in page.locator("#qa-form input[type=hidden]").all()}
+    inputs = "".join(f'<input name="{k}" value="{v}">' for k, v in (fields | {"validated": "yes"}).items())
+    other = f"http://127.0.0.1:{free_port()}"
+    page.route(f"{other}/**", lambda route: route.fulfill(content_type="text/html", body=(
+        f'<form id="f" method="post" action="{base}/-/qa/record">{inputs}</form>'
+        '<script>document.getElementById("f").submit()</script>')))
+    before = {f: (run / f).read_text() for f in (REVIEW, REJECTED, SECOND) if (run / f).exists()}
+    with page.expect_navigation(url=f"{base}/-/qa/record") as went:
+        page.goto(f"{other}/form")
+    assert went.value.status == 403 and "only from the explorer's own pages" in page.content()
+    assert {f: (run / f).read_text() for f in before} == before and not (run / SECOND).exists()
+    page.goto(f"{base}/-/qa/review?" + urlencode({k: fields[k] for k in ("run", "reviewer", "second")}))
 
 
 @pytest.mark.slow
@@ -173,6 +195,7 @@ def test_a_new_reviewer_reviews_ten_pairs_by_keyboard_closes_the_browser_and_a_s
             page.check("input[name=second]")
             page.click("#start button")
             assert "too few pairs" in page.locator("#kappa").inner_text()
+            refused_from_another_origin(page, base, run)
             for i in range(10):
                 assert page.locator("input[name=question]").count() == 0  # the second reviewer does not edit
                 qa_id = page.locator("input[name=qa_id]").input_value()
