@@ -208,3 +208,16 @@ def test_a_new_reviewer_reviews_ten_pairs_by_keyboard_closes_the_browser_and_a_s
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_run_with_a_broken_review_file_is_listed_with_what_is_wrong_and_no_path(qa_explorer, tmp_path):
+    asgi = qa_explorer["app"]
+    broken = write_run(tmp_path / "results", "broken")
+    review = pd.read_csv(broken / REVIEW, dtype=str, keep_default_na=False)
+    review.loc[2, "validated"] = "perhaps"
+    review.to_csv(broken / REVIEW, index=False)
+    listed = call(asgi, "GET", "/-/qa").text
+    assert "make_qa_set/broken" in listed and "`validated` must be yes/no/empty" in listed
+    assert str(tmp_path) not in listed and "<td>12</td>" in listed  # the other run is listed as before
+    page = call(asgi, "GET", "/-/qa/review?run=make_qa_set/broken&reviewer=ann")
+    assert page.status_code == 400 and "must be yes/no/empty" in page.text and str(tmp_path) not in page.text

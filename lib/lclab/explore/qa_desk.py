@@ -27,7 +27,8 @@ REASON_TEXT = {"answer_in_question": "answer in the question", "not_self_contain
 
 def qa_runs() -> dict[str, Path]:
     """Every make_qa_set run with a review file, by the name the desk uses."""
-    return {f"{QA_FOLDER}/{p.parent.name}": p.parent for p in sorted((paths.RESULTS / QA_FOLDER).glob("*/qa_review.csv"))}
+    found = sorted((paths.RESULTS / QA_FOLDER).glob("*/qa_review.csv"))
+    return {f"{QA_FOLDER}/{p.parent.name}": p.parent for p in found}
 
 
 def _desk(args) -> tuple[ReviewDesk, dict]:
