@@ -130,8 +130,8 @@ class ReviewDesk:
                 first = first[first["reviewer"].str.strip().str.lower() != self.reviewer.strip().lower()]
             return first
         ids = sorted(rejected["qa_id"], key=lambda q: _rank(self.seed, "audit", q))
-        audited = set(ids[:math.ceil(self.audit * len(ids) - 1e-9)]) | set(rejected.loc[rejected["validated"] != "",
-                                                                                           "qa_id"])
+        share = math.ceil(self.audit * len(ids) - 1e-9)  # one at least where any; 0.2 * 10 is 2.0000000000000004
+        audited = set(ids[:share]) | set(rejected.loc[rejected["validated"] != "", "qa_id"])  # answered: still in
         return pd.concat([review.assign(_file=REVIEW), rejected[rejected["qa_id"].isin(audited)].assign(
             _file=REJECTED)], ignore_index=True)
 
