@@ -5,7 +5,7 @@
     python -m lclab.explore --build-only    # only the store (any SQLite tool reads it)
 
 Serves on 127.0.0.1 only. /lab/<table> lists items (facets and filters on any column), /-/desk is the
-labelling desk. Stop it with Ctrl-C.
+labelling desk, /-/qa the QA desk (review notebook 00's pairs). Stop it with Ctrl-C.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from .server import serve
 
-    print(f"explore: http://127.0.0.1:{args.port}/lab  (labelling desk: http://127.0.0.1:{args.port}/-/desk)")
+    print(f"explore: http://127.0.0.1:{args.port}/lab  (labelling desk: /-/desk, QA desk: /-/qa)")
     serve(path, args.port)
     return 0
 

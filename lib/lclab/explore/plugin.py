@@ -1,6 +1,6 @@
 """What the explorer adds to Datasette (its plugin hooks): prompts folded with the gold marked, item ids that open
 the item's reading view (/-/item), experiments named as the README names them, summary cells that link to their
-items, and the labelling desk's two routes (/-/desk, /-/desk/label)."""
+items, the labelling desk's two routes (/-/desk, /-/desk/label) and the QA desk's (qa_desk.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from .. import paths
 from ..scoring.labelling import KINDS, sheet
+from . import qa_desk
 from .desk import MEANINGS, Desk
 from .errors import error_page
 from .reading import experiment_name, fold_and_mark, reading
@@ -140,7 +141,7 @@ def desk_error(err: Exception) -> Response:
 
 @hookimpl
 def register_routes():
-    return [(r"^/-/desk$", desk_page), (r"^/-/desk/label$", desk_label), (r"^/-/item$", item_page)]
+    return [(r"^/-/desk$", desk_page), (r"^/-/desk/label$", desk_label), (r"^/-/item$", item_page), *qa_desk.ROUTES]
 
 
 def metadata(tables: dict[str, tuple[list[str], list[str]]]) -> dict:
@@ -156,7 +157,8 @@ def metadata(tables: dict[str, tuple[list[str], list[str]]]) -> dict:
         out[name] = {"description": described.get(name, f"{experiment}: the items of its {log} log, every column"),
                      "facets": list(dict.fromkeys(facets)), "size": 50}
     return {"title": "lclab results", "description_html": (
-        'Every run\'s items. <a href="/-/desk">Labelling desk</a> · '
+        'Every run\'s items. <a href="/-/desk">Labelling desk</a> · <a href="/-/qa">QA desk</a> (review generated QA '
+        "pairs) · "
         "filter any column, facet by axis, open an item (its id) to read it with its exact prompt."),
         "databases": {"lab": {"tables": out}}}
 

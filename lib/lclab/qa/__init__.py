@@ -5,6 +5,7 @@
     checks.py       the named checks, which remove and which flag, duplicates within a set
     planned.py      the plan of generation: the run's walk over the cache
     review.py       read a reviewed file; the validated pairs the experiments use
+    review_desk.py  the blind review, one pair at a time (the explorer's QA desk, python -m lclab.qa.review_desk)
     multi_chunk.py  questions that need three chunks (06), generated for review
                     (python -m lclab.qa.multi_chunk)
 """
