@@ -56,7 +56,8 @@ def cell(row: dict, col: dict) -> str:
     text = number(value)
     unit = col.get("unit", "")
     if unit == "s (min)":  # seconds with minutes beside them: what a reader compares with a clock
-        text = f"{text} s ({float(value) / 60:.1f} min)"
+        seconds = float(value)
+        text += f" s ({seconds / 3600:.1f} h)" if seconds >= 5400 else f" s ({seconds / 60:.1f} min)"
     elif unit:
         text = f"{text} {unit}"
     base = row.get(col.get("vs", ""), "")
