@@ -1,5 +1,7 @@
 """Append a measurement's rows to benchmarks/measured/<name>.csv, which docs/benchmarks.md is rendered from.
 
+    python3 benchmarks/measured_rows.py NAME COLUMN=VALUE ...     (one row, from a shell script)
+
 Each row gets the date (UTC), the machine kind (CPU name and cores, as /proc/cpuinfo says) and the commit it
 measured, so the page can show the latest run per machine; after appending, run benchmarks/render_page.py.
 """
@@ -12,9 +14,11 @@ import os
 import platform
 import re
 import subprocess
+import sys
 from pathlib import Path
 
-MEASURED = Path(__file__).resolve().parent / "measured"
+# benchmarks/fresh_home.sh points a fresh clone's scripts back at the checkout it was cloned from
+MEASURED = Path(os.environ.get("LCLAB_MEASURED_DIR", Path(__file__).resolve().parent / "measured"))
 
 
 def machine() -> str:
@@ -53,3 +57,15 @@ def append(name: str, rows: list[dict]) -> Path:
             writer.writeheader()
         writer.writerows(full)
     return path
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2 or not all("=" in a for a in argv[1:]):
+        print("usage: measured_rows.py NAME COLUMN=VALUE ...")
+        return 2
+    print(append(argv[0], [dict(a.split("=", 1) for a in argv[1:])]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
