@@ -108,3 +108,18 @@ def test_a_long_docs_contents_list_links_to_its_sections(doc):
 def test_the_your_documents_section_stays_short():
     section = README.split("## Your own documents\n", 1)[1].split("\n## ", 1)[0]
     assert len(section.strip().splitlines()) <= 6
+
+
+def test_a_scripts_rows_are_appended_under_the_files_header(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("measured_rows", REPO / "benchmarks" / "measured_rows.py")
+    rows = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rows)
+    monkeypatch.setattr(rows, "MEASURED", tmp_path)
+    (tmp_path / "b.csv").write_text("date,machine,commit,workers,wall_s,note\n", encoding="utf-8")
+    rows.append("b", [{"workers": 8, "wall_s": "2.20"}])
+    with (tmp_path / "b.csv").open(newline="", encoding="utf-8") as f:
+        (row,) = list(csv.DictReader(f))
+    assert row["workers"] == "8" and row["note"] == "" and re.fullmatch(r"\d{4}-\d\d-\d\d", row["date"])
+    assert row["machine"].endswith(" cores") and "(R)" not in row["machine"]
+    with pytest.raises(ValueError):  # a column the file does not have: the page's spec names the columns
+        rows.append("b", [{"workers": 1, "typo": 3}])
