@@ -100,6 +100,7 @@ def render(spec_path: Path = SPEC) -> str:
     lines += [f"- [{b['title']}](#{anchor(b['title'])})" for b in spec["benchmarks"]] + [""]
     for b in spec["benchmarks"]:
         lines += section(b)
+    lines += ["## Scripts whose numbers are on other pages", "", spec["outro"].strip(), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
