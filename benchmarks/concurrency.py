@@ -17,6 +17,7 @@ import time
 
 from lclab import models as gateway
 from lclab.runs.parallel import map_items
+from measured_rows import append  # benchmarks/measured_rows.py: this run as rows of the page
 
 
 def main():
@@ -50,6 +51,8 @@ def main():
     print(f"{'workers':>8} {'wall s':>8} {'speedup':>8}")
     for workers, wall in rows:
         print(f"{workers:>8} {wall:>8.2f} {base / wall:>7.1f}x")
+    print(append("concurrency", [{"workers": w, "requests": args.requests, "latency_s": args.delay,
+                                   "wall_s": f"{wall:.2f}", "speedup": f"{base / wall:.1f}"} for w, wall in rows]))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import httpx
+from measured_rows import append  # benchmarks/measured_rows.py: this run as rows of the page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
@@ -59,7 +60,8 @@ def main() -> int:
 
     started = time.perf_counter()
     path = build()
-    print(f"store rebuilt from the run folders: {time.perf_counter() - started:.2f} s ({path.stat().st_size:,} bytes)")
+    rebuild = time.perf_counter() - started
+    print(f"store rebuilt from the run folders: {rebuild:.2f} s ({path.stat().st_size:,} bytes)")
     with sqlite3.connect(path) as db:
         n_items = db.execute("select count(*) from items").fetchone()[0]
         tables = [t for (t,) in db.execute("select name from sqlite_master where type='table' and name like '%__%'")]
@@ -77,12 +79,14 @@ def main() -> int:
                 break
             except httpx.TransportError:
                 time.sleep(0.1)
-        print(f"server start (rebuild included): {time.perf_counter() - started:.2f} s")
+        serving = time.perf_counter() - started
+        print(f"server start (rebuild included): {serving:.2f} s")
         table = "depth_sweep__items" if "depth_sweep__items" in tables else (tables or ["items"])[0]
         pages = {"items list": "/lab/items", f"{table}": f"/lab/{table}", f"{table}, faceted": f"/lab/{table}?depth=50",
                  "item page": f"/lab/{table}/1", "summaries": "/lab/summaries"}
         if first:
             pages["desk"] = f"/-/desk?run={first[0]}&kind=answer_correct&n=30"
+        measured = []
         for name, page in pages.items():
             times = []
             for _ in range(args.repeat):
@@ -90,6 +94,10 @@ def main() -> int:
                 got = httpx.get(base + page, timeout=60)
                 times.append(time.perf_counter() - t)
             print(f"{name:32s} {statistics.median(times) * 1000:7.0f} ms  (HTTP {got.status_code}, {len(got.content):,} bytes)")
+            measured.append({"items": n_items, "store_mb": f"{path.stat().st_size / 1e6:.1f}", "rebuild_s": f"{rebuild:.1f}",
+                             "serving_after_s": f"{serving:.1f}", "page": name,
+                             "median_ms": f"{statistics.median(times) * 1000:.0f}"})
+        print(append("explorer_speed", measured))
         if args.screenshots:
             screenshots(base, pages, Path(args.screenshots))
     finally:

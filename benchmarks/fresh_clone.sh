@@ -17,3 +17,9 @@ grep -E '^set-up: ' "$work/tests.log"
 grep -E '^test time ' "$work/tests.log"
 echo "total: $((done_at - start)) s"
 sed -n '/slowest/,/^=/p' "$work/tests.log"
+summary=$(grep -E '[0-9]+ passed' "$work/tests.log" | tail -n 1)
+count() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
+setup_s=$(grep -oE '^set-up: [0-9]+' "$work/tests.log" | grep -oE '[0-9]+$')
+python3 "$repo/benchmarks/measured_rows.py" test_suite home=empty plan_s=$((planned - start)) setup_s="$setup_s" \
+    pytest_s=$((done_at - planned - ${setup_s:-0})) run_tests_s=$((done_at - planned)) passed="$(count passed)" \
+    failed="$(count failed)" skipped="$(count skipped)" note="benchmarks/fresh_clone.sh $*"

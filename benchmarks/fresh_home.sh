@@ -7,4 +7,5 @@ work=$(mktemp -d)
 mkdir -p "$work/home"
 git clone -q "$repo" "$work/clone" && cd "$work/clone" || exit 1
 export HOME="$work/home"
+export LCLAB_MEASURED_DIR="$repo/benchmarks/measured"  # the rows go to the checkout, not the clone
 unset XDG_CACHE_HOME LCLAB_WHEEL_DIR LCLAB_CACHE_DIR LCLAB_OUTPUT_DIR LCLAB_CARD_DIR LCLAB_EMBEDDING_CACHE_DIR

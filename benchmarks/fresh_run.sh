@@ -20,3 +20,6 @@ echo "plan:  $((planned - start)) s (exit $plan_rc): $(grep -E '^ +total' "$work
 echo "run:   $((done_at - planned)) s with set-up and probes (exit $run_rc)"
 grep -E '^speed probe: ' "$work/run.log"
 .venv/bin/python benchmarks/plan_vs_run.py --profile "$profile"
+notebooks_s=$(awk -F'\t' 'NF == 2 {s += $2} END {printf "%.0f", s}' "results/notebooks/$profile/timings.tsv")
+python3 "$repo/benchmarks/measured_rows.py" default_run home=empty wall_s=$((done_at - planned)) \
+    notebooks_s="$notebooks_s" note="benchmarks/fresh_run.sh $*; plan before set-up: $work/plan.log"

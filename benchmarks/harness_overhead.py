@@ -17,6 +17,7 @@ from lclab import models as gateway
 from lclab.models.local_models import ensure_model
 from llama_cpp import Llama
 from lclab.models import Request
+from measured_rows import append  # benchmarks/measured_rows.py: this run as rows of the page
 
 QUESTIONS = ["What is the capital of {}? One word.".format(c) for c in
              ["France", "Japan", "Peru", "Kenya", "Norway", "Chile", "Egypt", "India",
@@ -53,6 +54,10 @@ def main():
     print(f"{'llama-cpp direct':>16} {direct:>8.2f} {direct / len(prompts):>11.3f}")
     print(f"{'lclab gateway':>16} {through_gateway:>8.2f} {through_gateway / len(prompts):>11.3f}")
     print(f"ratio gateway/direct: {through_gateway / direct:.3f}")
+    print(append("harness_overhead", [
+        {"path": path, "model": args.model, "prompts": len(prompts), "max_tokens": args.max_tokens,
+         "wall_s": f"{wall:.2f}", "per_call_s": f"{wall / len(prompts):.3f}"}
+        for path, wall in (("llama-cpp direct", direct), ("lclab gateway", through_gateway))]))
 
 
 if __name__ == "__main__":

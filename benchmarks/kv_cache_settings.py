@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measured_rows import append  # benchmarks/measured_rows.py: this run as rows of the page
+
 SETTINGS = {
     "f16": {"flash_attn": False},
     "flash": {"flash_attn": True},
@@ -73,6 +75,7 @@ def main() -> None:
 
     path = str(resolve_local(args.model))
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    measured = []
     done = {(r["model"], r["length"], r["setting"]): r for r in map(json.loads, args.out.read_text().splitlines())
             } if args.out.exists() else {}
     for length in args.lengths:
@@ -88,7 +91,20 @@ def main() -> None:
                 with args.out.open("a") as out:
                     out.write(json.dumps(row) + "\n")
                 done[(args.model, length, setting)] = row
+                measured.append(row)
             print_row(done[(args.model, length, setting)], done.get((args.model, length, "f16")))
+    if measured:  # what this invocation measured (not the rows resumed from --out), as rows of the page
+        print(append("kv_cache_settings", [page_row(r, done.get((r["model"], r["length"], "f16"))) for r in measured]))
+
+
+def page_row(row: dict, default: dict | None) -> dict:
+    """One measured setting as a row of benchmarks/measured/kv_cache_settings.csv."""
+    return {"model": row["model"], "length": row["length"], "setting": row["setting"], "n_ctx": row["n_ctx"],
+            "prefill_s": f"{row['prefill_s']:.1f}", "prefill_tokens": row["prefill_tokens"],
+            "prefill_tok_s": f"{row['prefill_tokens'] / row['prefill_s']:.0f}", "decode_s": f"{row['decode_s']:.2f}",
+            "peak_rss_mb": f"{row['peak_rss_mb']:.0f}",
+            "needle_found": str(all(t in row["reply"] for t in row["targets"])).lower(),
+            "same_reply": str(default is not None and default["reply"] == row["reply"]).lower()}
 
 
 def print_row(row: dict, default: dict | None) -> None:

@@ -19,6 +19,7 @@ import time
 from lclab.models import Request, complete
 from lclab.nli import load_items, order_requests, prepare
 from lclab.nli.pipeline import judge_hypothesis, nli_messages
+from measured_rows import append  # benchmarks/measured_rows.py: this run as rows of the page
 
 
 def main() -> None:
@@ -54,6 +55,11 @@ def main() -> None:
             wall = time.perf_counter() - t0
         print(f"  order={order:9s} {wall:7.1f} s  {wall / len(requests):5.2f} s/request"
               + (f"  {prompt_tokens} prompt tokens" if args.prefill_only else ""))
+        if args.prefill_only:  # the page's rows are of prefill alone
+            print(append("nli_prefix_reuse", [{"model": args.model.removeprefix("local/"), "order": order,
+                                                "requests": len(requests), "items": len(items),
+                                                "seconds": f"{wall:.1f}", "s_per_request": f"{wall / len(requests):.2f}",
+                                                "prompt_tokens": prompt_tokens}]))
 
 
 if __name__ == "__main__":

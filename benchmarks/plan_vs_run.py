@@ -21,6 +21,7 @@ so it shows how well the plan's model of cost fits once calibrated, not how it p
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import sys
 import tempfile
@@ -76,13 +77,21 @@ def main() -> int:
     print(f"{'notebook':30s}" + "".join(f"{n:>9s}" for n in names) + f"{'run':>8s}"
           + "".join(f"{n + ' err':>13s}" for n in names))
     totals = dict.fromkeys([*names, "run"], 0.0)
+    shown = []
     for stem, p in planned.items():
         if stem not in ran:
             continue
         p = p | {"run": ran[stem]}
         totals = {k: totals[k] + p[k] for k in totals}
+        shown.append((stem, p))
         print(_line(stem, p, names))
     print(_line("total", totals, names))
+    from measured_rows import append  # this comparison as rows of docs/benchmarks.md
+
+    run = f"{args.profile} {datetime.date.today()}"
+    print(append("plan_vs_run", [{"run": run, "notebook": stem, "run_s": round(p["run"]),
+                                  **{f"{n}_s": round(p[n]) for n in names}}
+                                 for stem, p in [*shown, ("total", totals)]]))
     return 0
 
 

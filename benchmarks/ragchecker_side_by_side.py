@@ -197,13 +197,29 @@ def main() -> None:
     pd.set_option("display.width", 200)
     print(f"{len(items)} items of {args.run} ({args.model}, both sides through one llama-server; RAGChecker's "
           f"extraction budget {args.extractor_max_new_tokens} tokens)\n")
-    print(compare(lab, theirs).round(3).to_string(index=False))
+    table = compare(lab, theirs).round(3)
+    print(table.to_string(index=False))
     failed = [q for q, v in lab["items"].items() if v["error"]]
     print(f"\nlab:        {lab['calls']} calls ({lab['cache_hits']} from the cache), {lab['prompt_tokens']:,} prompt "
           f"+ {lab['completion_tokens']:,} completion tokens, {lab['seconds']:.0f} s"
           + (f"; claims failed on {len(failed)} items: {failed}" if failed else ""))
     print(f"ragchecker: {theirs['calls']} calls, {theirs['prompt_tokens']:,} prompt + "
           f"{theirs['completion_tokens']:,} completion tokens, {theirs['seconds']:.0f} s")
+    record(args.model, table, lab, theirs)
+
+
+def record(model: str, table, lab: dict, theirs: dict) -> None:
+    """The comparison and its cost as rows of docs/benchmarks.md (benchmarks/measured_rows.py)."""
+    from measured_rows import append
+
+    rows = [{"model": model, "n_items": r.n_items, "group": r.group, "metric": r.metric, "lab": r.lab,
+             "ragchecker": r.ragchecker, "difference": r.difference, "lo": r.lo, "hi": r.hi}
+            for r in table.itertuples()]
+    cost = [(f"calls (lab: {lab['cache_hits']} more from the cache)", "calls"), ("prompt tokens", "prompt_tokens"),
+            ("completion tokens", "completion_tokens"), ("seconds", "seconds")]
+    rows += [{"model": model, "n_items": int(table.n_items.max()), "group": "cost", "metric": label,
+              "lab": round(lab[key]), "ragchecker": round(theirs[key])} for label, key in cost]
+    print(append("ragchecker_side_by_side", rows))
 
 
 if __name__ == "__main__":

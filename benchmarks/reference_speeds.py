@@ -62,11 +62,27 @@ def reference(write: bool, figures_only: bool = False) -> int:
                                 "load_s": embedder[0]["load_s"]}
     embedder = models[DEFAULT_EMBEDDER]
     print(f"{DEFAULT_EMBEDDER}: {1000 * embedder['embed_s_per_text']:.0f} ms a passage")
+    record(figures, models, write)
     if write:
         OUT.write_text(json.dumps({"machine": f"{cpu_name()} x{os.cpu_count()}", "proxy": figures,
                                    "models": models}, indent=1) + "\n")
         print(f"wrote {OUT}")
     return 0
+
+
+def record(figures: dict, models: dict, written: bool) -> None:
+    """The figures and the models' median speeds as a row of docs/benchmarks.md (benchmarks/measured_rows.py)."""
+    from lclab.models.llama_engine import cpu_build
+    from measured_rows import append
+
+    small, large = (models[m] for m in MODELS)
+    print(append("speed_probes", [{
+        "build": {"avx512": "AVX-512", "avx2": "AVX2"}.get(cpu_build(), cpu_build()),
+        "when": "reference (lib/lclab/planning/reference_speeds.json, median of three)" if written
+                else f"benchmarks/reference_speeds.py, median of {PROBES}",
+        "numpy_gflops": figures["gflops"], "numpy_gflops_one_core": figures["gflops_1"], "copy_gb_s": figures["gbps"],
+        "small_prompt_tok_s": f"{small['prompt_tokens_per_s']:.0f}", "small_decode_tok_s": f"{small['decode_tokens_per_s']:.0f}",
+        "large_prompt_tok_s": f"{large['prompt_tokens_per_s']:.0f}", "large_decode_tok_s": f"{large['decode_tokens_per_s']:.0f}"}]))
 
 
 def measured_here() -> dict:

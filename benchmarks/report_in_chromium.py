@@ -20,6 +20,7 @@ from pathlib import Path
 
 from lclab import paths
 from lclab.runs.report import build
+from measured_rows import append
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
@@ -63,12 +64,17 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     pages = [index] + sorted(p for p in index.parent.glob("*.html") if p.name != "index.html")[:1]
+    version = subprocess.run([chromium(), "--version"], capture_output=True, text=True).stdout.strip()
+    rows = []
     with tempfile.TemporaryDirectory() as profile_dir:
         for page in pages:
             shot = out / f"{page.stem}.png"
             seen = inspect(page, shot, profile_dir)
             print(f"{page.name:40s} links {seen['links']:3d}  images {seen['images']:3d}  decoded {seen['decoded']:3d}"
                   f"  -> {shot}")
+            rows.append({"browser": f"{version} headless", "page": page.name, "links": seen["links"],
+                         "images": seen["images"], "decoded": seen["decoded"]})
+    print(append("report_in_chromium", rows))  # benchmarks/measured_rows.py: this run as rows of the page
     return 0
 
 

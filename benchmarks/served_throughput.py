@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import httpx
+from measured_rows import append  # benchmarks/measured_rows.py: this run as rows of the page
 
 
 def main() -> None:
@@ -51,7 +52,7 @@ def main() -> None:
         model = f"openai/instant@{url}"
         common = dict(model=model, tasks=args.tasks, context_tokens=args.lengths, depths=args.depths,
                       n_samples=args.haystacks, seed=42, corpus="paul_graham", value_kinds=["numbers", "uuids"])
-        walls = {}
+        walls, page = {}, []
         for label, what in PHASES:
             if label == "counted":  # a new reply cache; the token counts stay known (kept in memory and on disk)
                 os.environ["LCLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
@@ -66,12 +67,20 @@ def main() -> None:
                   + (f" ({counts / len(result.items):.2f} per sample)" if counts else "")
                   + (f"; {calls / wall:.0f} calls/s end to end, {1000 * wall / calls:.2f} ms of lab time per call"
                      if calls else f"; {len(result.items) / wall:.0f} rows/s"))
+            page.append({"phase": label, "rows": len(result.items), "seconds": f"{wall:.2f}", "calls": calls,
+                         "tokenize": counts, "calls_per_s": f"{calls / wall:.0f}" if calls else "",
+                         "lab_ms_per_call": f"{1000 * wall / calls:.2f}" if calls else ""})
         rows = len(result.items)
         print(f"counting the budgets (cold minus counted): {walls['cold'] - walls['counted']:.2f} s, "
               f"{1000 * (walls['cold'] - walls['counted']) / rows:.2f} ms per sample")
         print(f"answer phase alone (counted minus warm: every other step is the same in both): "
               f"{rows / (walls['counted'] - walls['warm']):.0f} calls/s at {args.in_flight} in flight, "
               f"{1000 * (walls['counted'] - walls['warm']) / rows:.2f} ms of lab time per call")
+        answer = walls["counted"] - walls["warm"]
+        page.append({"phase": "answer phase (counted minus warm)", "calls_per_s": f"{rows / answer:.0f}",
+                     "lab_ms_per_call": f"{1000 * answer / rows:.2f}"})
+        run = time.strftime("%H:%M:%S")  # one measurement's rows share it (several runs a day are several)
+        print(append("served_throughput", [{"run": run, **r} for r in page]))
     finally:
         server.terminate()
 

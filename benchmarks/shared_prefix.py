@@ -19,6 +19,7 @@ import time
 from lclab.depth_sweep import build_trials
 from lclab.models import Request, budget_counters, complete
 from lclab.qa import load_validated
+from measured_rows import append  # benchmarks/measured_rows.py: this run as rows of the page
 
 
 def main() -> None:
@@ -47,6 +48,9 @@ def main() -> None:
     for haystack, seconds in times.items():
         print(f"  {haystack:9s} {seconds:7.1f} s  {len(trials)} calls  {prompt_tokens[haystack]} prompt tokens")
     print(f"wall-time ratio per-pair / shared: {times['per_pair'] / times['shared']:.2f}")
+    print(append("shared_prefix", [{"model": args.model.removeprefix("local/"), "layout": haystack,
+                                     "calls": len(trials), "seconds": f"{seconds:.1f}",
+                                     "prompt_tokens": prompt_tokens[haystack]} for haystack, seconds in times.items()]))
 
 
 if __name__ == "__main__":
