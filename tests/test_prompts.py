@@ -22,17 +22,14 @@ def test_the_template_renders_its_golden_string(name):
     assert render(name, **values) == (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
 
 
-def test_qa_generation_prompt_is_the_seeds_with_the_short_answer_the_qa_issue_asks():
-    # The seed's prompt, and one sentence #70 adds: a small model answered in sentences that the short-answer check
-    # then removed (8 of 12 pairs on three license texts).
-    assert render("qa_generation", context="Paris is in France.") == (
-        "Ask a factoid question given only the context provided, that can be answered in a few words. "
-        "Answer the question given the context.\n"
-        "The answer is a short phrase copied from the context (a name, a number, a few words), not a sentence.\n"
-        "Format your result in a JSON object with keys 'question' and 'answer'.\n"
-        "Context: Paris is in France.\n"
-        "Result:"
-    )
+def test_qa_generation_asks_the_seeds_factoid_pairs_with_what_a_reader_needs():
+    # The seed's factoid question "answered in a few words" and its JSON pairs, asked three at a time (#89) and told
+    # the document's title and the heading above the passage, so that a question can name what it asks about.
+    prompt = render("qa_generation_candidates", n=3, title="Zorblat manual", heading="Ports", context="Port 7311.",
+                    also="")
+    assert prompt.startswith("Write exactly 3 different factoid questions about the passage below")
+    assert "answered in a few words by the passage alone" in prompt and "keys 'question' and 'answer'" in prompt
+    assert prompt.endswith("Document: Zorblat manual\nSection: Ports\nPassage: Port 7311.\nResult:")
 
 
 def test_judge_prompt_is_the_seeds():

@@ -12,7 +12,7 @@ its own pair supported. These checks read the texts, and two of them ask the gen
     self_contained      the question points at its source ("the given text", "this project", "in the passage") or
                         asks about a generic "the library" / "the -x option" without naming anything
     round_trip          the generator, given the passage and the question, gives the answer back (string match)
-                        (lclab.qa.probes; a pair whose answer does not come back is wrong or ambiguous)
+                        (lclab.qa.generate; a pair whose answer does not come back is wrong or ambiguous)
     closed_book         the generator, given the question alone, does NOT give the answer back (a pair answerable
                         without the passage tests no reading)
     duplicate           no earlier pair of the set has the same answer or nearly the same question
