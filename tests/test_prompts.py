@@ -56,6 +56,6 @@ def test_render_rejects_missing_or_extra_fields():
     with pytest.raises(TypeError, match="takes"):
         render("judge_correct", question="Q", answer="A")
     with pytest.raises(TypeError):
-        render("qa_generation", context="c", extra="x")
+        render("qa_round_trip", context="c", question="q", extra="x")
     with pytest.raises(KeyError, match="no prompt template"):
         render("no_such_prompt")
