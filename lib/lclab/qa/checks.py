@@ -107,7 +107,7 @@ def _anchored(question: str, title: str) -> bool:
     number, or a content word of the document's title."""
     words = re.findall(r"[\w.+#/-]+", question)
     named = [w for w in words[1:] if (w[:1].isupper() and w.lower() not in _QUESTION_WORDS)
-             or re.search(r"[a-z][A-Z]|_|\d|\.\w", w)]
+             or re.search(r"[a-z][A-Z]|_|\d|\.\w|/|\w-\w", w)]
     quoted = re.search(r"[\"'`“‘][^\"'`”’]{2,}[\"'`”’]", question)
     # "the -x option of rsync": a lower-case name after a preposition, where no generic noun stands
     owner = [w for w in _OWNER.findall(question) if w.lower() not in _GENERIC_NOUNS]
