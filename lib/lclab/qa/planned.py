@@ -19,6 +19,7 @@ from ..planning.plan import one_at_a_time_local
 from ..planning.stages import cached_answers, estimated, fan_out, merged, planned_replies, reply_tokens
 from ..text.corpus import Document
 from ..text.headings import Where
+from .checks import first_failed
 from .generate import (AGAIN_STAGE, CLOSED_BOOK, GENERATION, PROBE, ROUND_TRIP, again_messages, closed_book_prompt,
                        generation_samples, pair_of, parse_pairs, round_trip_prompt)
 
@@ -42,7 +43,8 @@ def planned_generation(notebook: str, experiment: str, model: str, chosen: list[
                        low_overlap: bool = False, workers: int = 1, where: dict[str, Where] | None = None
                        ) -> tuple[list[dict], list[dict | None]]:
     """(one plan row per stage: generation, asking again, round trip, closed book; each passage's final pair where
-    its generation is cached, else None)."""
+    its generation is cached, else None: its question, answer and whether it passes the removing checks, the
+    set's duplicates aside)."""
     where = where or {}
     samples = generation_samples(chosen, low_overlap, where)
     rows = [planned_replies(notebook, experiment, "qa_generation", model, [s.input for s in samples], GENERATION)]
@@ -64,8 +66,10 @@ def planned_generation(notebook: str, experiment: str, model: str, chosen: list[
             return text.strip() if text is not None else expected
 
         try:
-            row = pair_of(s.source, where.get(s.id) or Where(s.source.source or s.id, ""), low_overlap, generate, ask)
-            finals.append({"question": row["question"], "answer": row["answer"]})
+            place = where.get(s.id) or Where(s.source.source or s.id, "")
+            row = pair_of(s.source, place, low_overlap, generate, ask)
+            kept = first_failed({**row, "passage": s.source.text, "title": place.title}) is None
+            finals.append({"question": row["question"], "answer": row["answer"], "kept": kept})
         except NotCached:
             finals.append(None)
             unknown.append((s.source, s.input))

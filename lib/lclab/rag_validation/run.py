@@ -29,6 +29,7 @@ from ..models.embeddings import get_embedder
 from ..models.judge_choice import choose_judge
 from ..prompts import render
 from ..qa import sample_passages
+from ..qa.checks import apply_checks
 from ..qa.generate import generated_pairs
 from ..qa.multi_chunk import read_multi_chunk_file
 from ..retrieval.chunking import Chunk, Chunker
@@ -107,16 +108,18 @@ def inputs(p: Parameters) -> Inputs:
 
 
 def single_chunk_questions(run: Run, model: str, chosen: list[Document]) -> pd.DataFrame:
-    """Generate (resumable, cached) one QA pair per chosen chunk; keep those an automatic check supports.
+    """Generate (resumable, cached) one QA pair per chosen chunk; keep those that pass 00's removing checks
+    (lclab.qa.checks: the same candidates, probes and duplicates as 00's).
 
-    Every generated pair, kept or not, is written to single_chunk_qa.csv for review.
+    Every generated pair, kept or not, is written to single_chunk_qa.csv for review, with the check it failed.
     """
     got = generated_pairs(run, model, chosen, 1, "single_chunk_qa.jsonl")
+    ok = got[got["error"].isna()]
+    passed, _, _ = apply_checks(ok) if len(ok) else (ok, ok, {})
     df = pd.DataFrame({"qa_id": [f"s-{d}" for d in got["doc_id"]], "chunk_id": got["doc_id"], "set": "single"})
     for column in ("question", "answer", "answer_in_source", "llm_supported"):
         df[column] = got.get(column)
-    df["kept"] = got["error"].isna() & (df["answer_in_source"].fillna(False).astype(bool)
-                                        | df["llm_supported"].fillna(False).astype(bool))
+    df["kept"] = got.index.isin(passed.index)
     df["error"] = got["error"]
     df.to_csv(run.dir / "single_chunk_qa.csv", index=False)
     kept = df[df["kept"]].copy()
@@ -196,7 +199,7 @@ def run_rag_validation(p: Parameters) -> Result:
         curves = retrieval_curves(items, p.max_k)
         notes = [
             index_note(len(chunks), index, indexing), *documents_note(chunks, every, p.n_documents),
-            f"single-chunk questions: {len(single)} of {p.n_single} sampled chunks kept after the automatic check; "
+            f"single-chunk questions: {len(single)} of {p.n_single} sampled chunks kept after 00's checks; "
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
