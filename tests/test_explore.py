@@ -147,7 +147,7 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
         # the first has labelled: a page saying why, with a way on (not a bare 400 or a traceback).
         refused = page.goto(f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=rag_relevance")
         assert refused.status == 400 and "no card of this run reads kind" in page.content()
-        assert page.locator("h1").first.inner_text() == "400" and page.locator("a").count() >= 1
+        assert page.locator("#problem a").count() >= 1 and page.locator("form[action='/-/desk']").count() == 1
         second = page.goto(f"{desk}&second=1")
         assert second.status == 400 and "label some first" in page.content()
         page.goto(desk)
@@ -195,6 +195,49 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
     assert rescore(lab["run"])["calls"] == 0
     card = pd.read_csv(lab["run"] / "reliability.csv")
     assert (card["n_labelled"] == typed_count).any()
+
+
+def test_at_the_desk_a_double_press_files_once_u_undoes_and_a_second_labeller_is_counted_with_kappa(lab, chromium):
+    """After the first labeller (the test above, or four labels here): two keys pressed at once file one label, u
+    takes it back, and the second labeller's mode draws n of the run's labelled texts, counts each label it is
+    given and reports the two labellers' κ (or says why there is none)."""
+    from playwright.sync_api import sync_playwright
+
+    first_file, second_file = lab["labels"] / "answer_correct.csv", lab["labels"] / "second_labeller" / "answer_correct.csv"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(f"{lab['base']}/-/desk")
+        assert page.locator("#run option[value='depth_sweep/smoke']").count() == 1
+        for i in range(4 - (len(pd.read_csv(first_file)) if first_file.exists() else 0)):
+            page.goto(f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=answer_correct&n=20")
+            with page.expect_navigation():
+                page.keyboard.press(str(i % 2))
+        first = pd.read_csv(first_file, dtype={"key": str}).set_index("key")["label"]
+        page.goto(f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=answer_correct&n=5&second=1")
+        assert "0 of 5 drawn texts labelled" in page.locator("#progress").inner_text()
+        assert "No κ of the two labellers yet" in page.locator("#kappa").inner_text()
+        key = page.locator("#item").get_attribute("data-key")
+        with page.expect_navigation():  # two keys at once, both reaching this page before it goes
+            page.evaluate("""() => ['1', '0'].forEach(key =>
+                document.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true})))""")
+        assert pd.read_csv(second_file, dtype={"key": str})[["key", "label"]].values.tolist() == [[key, 1]]
+        with page.expect_navigation():
+            page.keyboard.press("u")
+        assert "Undone" in page.locator("#notice").inner_text() and pd.read_csv(second_file).empty
+        for i in range(5):
+            key = page.locator("#item").get_attribute("data-key")
+            assert key in first.index  # a text of this run the first labeller labelled
+            with page.expect_navigation():
+                page.keyboard.press(str(first[key]))
+            assert f"{i + 1} of 5 drawn texts labelled" in page.locator("#progress").inner_text()
+        kappa = page.locator("#kappa").inner_text()
+        both = first[pd.read_csv(second_file, dtype={"key": str})["key"]]
+        if both.nunique() == 2:
+            assert "κ on this run's 5 texts both labelled: 1.00" in kappa, kappa
+        else:
+            assert "κ is undefined until each has used both labels" in kappa, kappa
+        browser.close()
 
 
 def test_the_server_answers_only_loopback_serves_no_other_file_and_shows_no_credential(lab):

@@ -13,12 +13,10 @@ from datasette import hookimpl
 from datasette.utils.asgi import Response
 from markupsafe import Markup
 
-from .. import paths
-from ..scoring.labelling import KINDS, sheet
-from .desk import MEANINGS, Desk
+from .desk_views import desk_label, desk_page
 from .errors import error_page
 from .reading import experiment_name, fold_and_mark, reading
-from .store import record_label, run_folders, table_name
+from .store import table_name
 
 @hookimpl
 def render_cell(row, value, column, table):
@@ -72,70 +70,6 @@ async def item_page(datasette, request):
         row = dict(full) if full is not None else row
     return Response.html(await datasette.render_template("item.html", reading(row, own, _back(request)),
                                                          request=request))
-
-
-def _run_folder(run: str) -> Path:
-    """The folder of a run the store lists ("experiment/run_name"), never a path the request makes up."""
-    known = {f"{p.parent.name}/{p.name}": p for p in run_folders()}
-    if run not in known:
-        raise KeyError(f"no run {run!r}")
-    return known[run]
-
-
-def _desk(request) -> Desk:
-    args = request.args
-    return Desk(_run_folder(args.get("run", "")), args.get("kind", ""), int(args.get("n") or 30),
-                int(args.get("seed") or 0), args.get("second") == "1")
-
-
-async def desk_page(datasette, request):
-    if not request.args.get("run"):
-        runs = sorted(f"{p.parent.name}/{p.name}" for p in paths.RESULTS.glob("*/*") if (p / "items.jsonl").exists())
-        return Response.html(await datasette.render_template("desk_runs.html", {"runs": runs, "kinds": list(KINDS)},
-                                                             request=request))
-    try:
-        desk = _desk(request)
-        item, progress = desk.next_item(), desk.progress()
-    except (KeyError, ValueError, FileNotFoundError) as err:
-        return desk_error(err)
-    query = {k: request.args.get(k) for k in ("run", "kind", "n", "seed", "second") if request.args.get(k)}
-    return Response.html(await datasette.render_template("desk.html", {
-        "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
-        "label_file": str(desk.label_file), "meanings": MEANINGS[desk.kind],
-        # read only on the finished page, where they are offered: each is a read of the run's item log
-        "other_kinds": [k for k in KINDS if k != desk.kind and _applies(desk.run_dir, k)] if item is None else []},
-        request=request))
-
-
-def _applies(run_dir: Path, kind: str) -> bool:
-    """Whether a card of this run reads `kind` (its items carry that kind's verdicts)."""
-    try:
-        sheet(kind, run_dir, include_labelled=True)
-    except (ValueError, FileNotFoundError):
-        return False
-    return True
-
-
-async def desk_label(datasette, request):
-    if request.method != "POST":
-        return error_page(405, "the labelling desk takes a label by POST from its own page", (("/-/desk", "the desk"),))
-    try:
-        form = await request.post_vars()  # a body that is not UTF-8 raises here (a ValueError)
-        query = {k: form.get(k) for k in ("run", "kind", "n", "seed", "second") if form.get(k)}
-        desk = Desk(_run_folder(query.get("run", "")), query.get("kind", ""), int(query.get("n") or 30),
-                    int(query.get("seed") or 0), query.get("second") == "1")
-        desk.record(form.get("key", ""), form.get("label", ""), form.get("note", "").strip(),
-                    source=f"desk: {query['run']}")
-        if form.get("label") in ("0", "1") and not desk.second:  # in the item tables at once, no restart
-            record_label(desk.kind, form["key"], int(form["label"]))
-    except (KeyError, ValueError, FileNotFoundError) as err:
-        return desk_error(err)
-    return Response.redirect("/-/desk?" + urlencode(query))
-
-
-def desk_error(err: Exception) -> Response:
-    message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-    return error_page(400, f"labelling desk: {message}", (("/-/desk", "the desk's runs"), ("/lab", "all runs")))
 
 
 @hookimpl

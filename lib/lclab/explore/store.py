@@ -210,9 +210,10 @@ def build(target: Path | None = None, results: Path | None = None) -> Path:
     return target
 
 
-def record_label(kind: str, key: str, label: int, db_file: Path | None = None) -> int:
-    """A label just filed, shown at once: every row of the store whose text it labels gets it, with its agreement
-    with the judge's verdict (the desk calls this; a rebuild reads the label file anyway). Returns the rows set."""
+def record_label(kind: str, key: str, label: int | None, db_file: Path | None = None) -> int:
+    """A label just filed (or, None, taken back), shown at once: every row of the store whose text it labels gets
+    it, with its agreement with the judge's verdict (the desk calls this; a rebuild reads the label file anyway).
+    Returns the rows set."""
     db_file = db_file or store_path()
     if not db_file.exists():
         return 0
@@ -222,9 +223,9 @@ def record_label(kind: str, key: str, label: int, db_file: Path | None = None) -
             columns = {c[1] for c in db.execute(f'pragma table_info("{name}")')}
             if {"label", "judge_vs_label", "verdict", "label_kind", "label_key"} <= columns:
                 changed += db.execute(
-                    f'update "{name}" set label = ?, judge_vs_label = case when verdict is null then null '
+                    f'update "{name}" set label = ?, judge_vs_label = case when verdict is null or ? is null then null '
                     "when (verdict != 0) = (? != 0) then 'agree' else 'disagree' end "
-                    "where label_kind = ? and label_key = ?", (label, label, kind, key)).rowcount
+                    "where label_kind = ? and label_key = ?", (label, label, label, kind, key)).rowcount
     return changed
 
 

@@ -117,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.agreement:
         got = labeller_agreement(args.kind)
+        if got["labellers_n"] == 0 or got["labellers_kappa"] != got["labellers_kappa"]:
+            why = ("no text has both labellers' labels" if got["labellers_n"] == 0 else
+                   "one labeller gave every text the same label, and κ is undefined until each has used both")
+            print(f"{args.kind}: two labellers, {got['labellers_n']} texts, no κ: {why}")
+            return 0
         print(f"{args.kind}: two labellers, {got['labellers_n']} texts, κ {got['labellers_kappa']:.2f} "
               f"[{got['labellers_kappa_lo']:.2f}, {got['labellers_kappa_hi']:.2f}]")
         return 0
