@@ -46,7 +46,7 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, card_store, embedding_cache):
-    """A finished 01 run (10 QA pairs at 2 depths in 400 tokens: 20 judged answers, 10 distinct questions and so
+    """A finished 01 run (10 QA pairs at 2 depths in 1,200 tokens (prompts long enough to fold): 20 judged answers, 10 distinct questions and so
     at least 10 distinct texts for 10 labels), answered and judged by the fake model, and its explorer, served on
     loopback."""
     out = tmp_path_factory.mktemp("explore")
@@ -59,7 +59,7 @@ def lab(tmp_path_factory, card_store, embedding_cache):
     try:
         nb = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
         params = parameters_for(nb, load_profile("smoke")) | {"n_qa": 10, "depths": [0, 100],
-                                                                  "context_tokens": [400], "closed_book": False,
+                                                                  "context_tokens": [1200], "closed_book": False,
                                                                   "model": "fake/answerer",
                                                                   "judge_model": "fake/judge"}
         execute(nb, params, out / "executed" / nb.name)
@@ -129,6 +129,45 @@ def test_filters_an_item_page_and_a_summary_cell_in_a_real_browser(lab, chromium
         gold = pd.read_json(lab["run"] / "items.jsonl", lines=True)["gold"]
         assert page.locator(".lclab-prompt mark").count() >= 1  # the gold answer marked where the prompt holds it
         assert page.locator(".lclab-prompt mark").first.inner_text().lower() in {g.lower() for g in gold}
+        browser.close()
+
+
+def test_a_list_shows_each_items_verdict_and_scores_within_1400_px_and_folds_stay_open(lab, chromium):
+    """An item list at 1,400 px: the verdict, its probability, the string match, the label and every yes/no score
+    of the run's items log lie within the window, each row a few lines; an item's reading view opens with its
+    verdict table on screen and the passage in view; folds of a prompt open one by one and stay open."""
+    from playwright.sync_api import sync_playwright
+
+    from lclab.experiments import get
+
+    logged = pd.read_json(lab["run"] / "items.jsonl", lines=True)
+    shown_as_verdict = get("depth_sweep").series.value  # the list's `verdict` column is this one
+    scores = [c for c in logged if logged[c].dropna().map(lambda v: isinstance(v, bool)).all()
+              and logged[c].notna().any() and not c.endswith("_cached") and c != shown_as_verdict]
+    assert "string_match" in scores
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{lab['base']}/lab/depth_sweep__items")
+        right = page.evaluate("""() => Object.fromEntries(Array.from(
+            document.querySelectorAll("table.rows-and-columns thead th")).map(th =>
+            [th.dataset.column || th.innerText.trim(), th.getBoundingClientRect().right]))""")
+        for column in ["verdict", "verdict_p", "label", "judge_vs_label", *scores]:
+            assert column in right and right[column] <= 1400, (column, right.get(column))
+        rows = page.evaluate("""() => Array.from(document.querySelectorAll("table.rows-and-columns tbody tr")).map(
+            r => r.getBoundingClientRect().height)""")
+        assert len(rows) == 20 and max(rows) < 120, rows  # a few lines each, not the whole prompt
+        page.click("a[href^='/-/item']")
+        verdicts = page.locator("table.reading").bounding_box()
+        assert verdicts["y"] >= 0, verdicts  # the verdict table on screen, not scrolled past
+        answer, height = page.locator("#answer").bounding_box(), page.evaluate("window.innerHeight")
+        assert answer["y"] < height and answer["y"] + answer["height"] > 0
+        folds = page.locator(".lclab-unfold")
+        for i in range(folds.count()):
+            folds.nth(i).click()
+        page.locator("h1").first.click()  # a click elsewhere on the page (Datasette's menus close on one)
+        assert folds.count() >= 1 and page.locator(".lclab-folded[hidden]").count() == 0
+        assert all(folds.nth(i).get_attribute("aria-expanded") == "true" for i in range(folds.count()))
         browser.close()
 
 

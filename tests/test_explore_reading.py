@@ -57,7 +57,7 @@ def test_an_item_reads_as_a_page_that_opens_at_its_passage_and_links_back(explor
                 headers={"Referer": "http://127.0.0.1:8765/lab/items?depth=50"})
     assert page.status_code == 200, page.text
     text = page.text
-    assert 'id="answer"' in text and "scrollIntoView" in text
+    assert 'id="answer"' in text and "box.scrollTop" in text
     assert "does not appear in it verbatim" in text  # "Yahoo!" is not in the passage as written
     for shown in ("Who bought Viaweb?", "Yahoo!", "0.83", "01 lost in the middle (depth_sweep)"):
         assert shown in text, shown

@@ -15,14 +15,17 @@ from markupsafe import Markup
 
 from .desk_views import desk_label, desk_page
 from .errors import error_page
-from .reading import experiment_name, fold_and_mark, reading
+from .lists import LIST_STYLE, excerpt, number, on_row_page
+from .reading import FOLDS, experiment_name, fold_and_mark, reading
 from .store import table_name
 
 @hookimpl
 def render_cell(row, value, column, table):
     if column == "prompt" and isinstance(value, str):
         mark = row["highlight"] if "highlight" in row.keys() else None
-        return Markup(fold_and_mark(value, mark))
+        return Markup(fold_and_mark(value, mark) if on_row_page() else excerpt(value, mark))
+    if isinstance(value, float) and not value.is_integer() and not on_row_page():
+        return number(value)
     if table == "summaries" and column == "items" and isinstance(value, str) and value.startswith("/"):
         return Markup(f'<a href="{html.escape(value)}">items</a>')
     if column == "item_id" and isinstance(value, str) and "rowid" in row.keys():
@@ -40,7 +43,7 @@ CARRY_THE_LIST = """document.querySelectorAll('a[href^="/-/item?"]').forEach(a =
 
 @hookimpl
 def extra_body_script(view_name):
-    return CARRY_THE_LIST if view_name == "table" else ""
+    return {"table": CARRY_THE_LIST + LIST_STYLE, "row": FOLDS}.get(view_name, "")
 
 
 def _back(request) -> str | None:

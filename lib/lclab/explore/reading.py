@@ -41,10 +41,20 @@ def answer_passage(prompt: str, position) -> tuple[int, int] | None:
     return header.start(), end.start() if end else len(prompt)
 
 
+# Folds open and close on their own: not <details>, which Datasette's menu script closes on every click elsewhere.
+FOLDS = """document.addEventListener("click", e => {
+  const button = e.target.closest(".lclab-unfold");
+  if (!button) return;
+  const folded = button.nextElementSibling, open = folded.hidden;
+  folded.hidden = !open;
+  button.setAttribute("aria-expanded", String(open));
+});"""
+
+
 def fold_and_mark(text: str, mark: str | None, passage: tuple[int, int] | None = None, keep: int = KEEP) -> str:
     """`text` as HTML: every occurrence of `mark` highlighted, the answer `passage` (a span) framed with the anchor
-    `answer`, the parts far from both (and from either end) folded into <details>, so a 30k-token prompt opens at
-    its needle."""
+    `answer`, the parts far from both (and from either end) folded behind a button, so a 30k-token prompt opens at
+    its needle (each fold opened by its button, FOLDS)."""
     spans = [m.span() for m in re.finditer(re.escape(mark), text, re.IGNORECASE)] if mark and mark.strip() else []
     if len(text) <= FOLD_AT:
         shown = [(0, len(text))]
@@ -60,8 +70,9 @@ def fold_and_mark(text: str, mark: str | None, passage: tuple[int, int] | None =
     out, at = [], 0
     for a, b in merged:
         if a > at:
-            out.append(f"<details><summary>… {a - at:,} characters folded</summary>{_marked(text, at, a, spans)}"
-                       f"</details>")
+            out.append(f'<span class="lclab-fold"><button type="button" class="lclab-unfold" aria-expanded="false">'
+                       f"… {a - at:,} characters folded</button>"
+                       f'<span class="lclab-folded" hidden>{_marked(text, at, a, spans)}</span></span>')
         out.append(_framed(text, a, b, spans, passage))
         at = b
     return f'<div class="lclab-prompt" style="white-space:pre-wrap">{"".join(out)}</div>'
@@ -104,7 +115,7 @@ def reading(row: dict, table: str, back: str | None) -> dict:
     axes = json.loads(row.get("axes") or "{}")
     return {"table": table, "run": run, "experiment": experiment_name(row.get("experiment") or ""),
             "item_id": row.get("item_id"), "model": row.get("model"), "axes": axes, "fields": fields,
-            "where": where, "prompt_html": fold_and_mark(prompt, gold, passage),
+            "where": where, "prompt_html": fold_and_mark(prompt, gold, passage), "folds_script": FOLDS,
             "links": [("the run's items", "/lab/items?" + urlencode({"run": run})),
                       ("its summary rows", "/lab/summaries?" + urlencode({"run": run})),
                       *([("back to the list", back)] if back else [])]}

@@ -33,6 +33,7 @@ from ..runs.folders import ItemLog
 from ..runs.prompts_log import read as read_prompts
 from ..scoring import labels as label_files
 from ..scoring.labels import label_key, read_label_file
+from .lists import column_order
 
 DATABASE = "lab"  # the name the explorer serves the file under: /lab/<table>
 COMMON = ["run", "experiment", "item_file", "item_id", "cluster", "model", "axes", "prompt", "reply", "verdict",
@@ -202,10 +203,12 @@ def build(target: Path | None = None, results: Path | None = None) -> Path:
     partial.unlink(missing_ok=True)
     with sqlite3.connect(partial) as db:
         _write(db, "runs", pd.DataFrame(runs, columns=list(_run_row(Path("a/b"), {}, 0))))
-        _write(db, "items", pd.DataFrame(every, columns=COMMON))
+        _write(db, "items", _listed(pd.DataFrame(every, columns=COMMON)))
         _write(db, "summaries", pd.DataFrame(summaries, columns=["run", "experiment", "row", "items"]))
         for name, rows in sorted(by_table.items()):
-            _write(db, name, pd.DataFrame(rows))
+            experiment = find(name.partition("__")[0])
+            _write(db, name, _listed(pd.DataFrame(rows), experiment.series.value if experiment and experiment.series
+                                     else None))
     os.replace(partial, target)
     return target
 
@@ -227,6 +230,12 @@ def record_label(kind: str, key: str, label: int | None, db_file: Path | None = 
                     "when (verdict != 0) = (? != 0) then 'agree' else 'disagree' end "
                     "where label_kind = ? and label_key = ?", (label, label, label, kind, key)).rowcount
     return changed
+
+
+def _listed(table: pd.DataFrame, value: str | None = None) -> pd.DataFrame:
+    """An item table with its columns in the order a list shows them (lclab.explore.lists); `value`: the column
+    the experiment's verdict is (shown as `verdict`)."""
+    return table[column_order(table, (value, f"{value}_p") if value else ())]
 
 
 def _write(db: sqlite3.Connection, name: str, table: pd.DataFrame) -> None:
