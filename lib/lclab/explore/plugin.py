@@ -16,7 +16,7 @@ from markupsafe import Markup
 from .desk_views import desk_label, desk_page
 from .errors import error_page
 from .lists import LIST_STYLE, excerpt, number, on_row_page
-from .reading import FOLDS, experiment_name, fold_and_mark, reading
+from .reading import FOLDS, answer_document, experiment_name, fold_and_mark, reading
 from .store import table_name
 
 @hookimpl
@@ -71,7 +71,8 @@ async def item_page(datasette, request):
         full = (await db.execute(f'select * from "{own}" where run = ? and item_id = ?',
                                  [row.get("run"), row.get("item_id")])).first()
         row = dict(full) if full is not None else row
-    return Response.html(await datasette.render_template("item.html", reading(row, own, _back(request)),
+    document = await answer_document(db, own, row) if own in tables else None
+    return Response.html(await datasette.render_template("item.html", reading(row, own, _back(request), document),
                                                          request=request))
 
 
