@@ -242,3 +242,52 @@ def test_the_second_labeller_draws_from_the_run_counts_its_labels_and_reports_ka
         assert re.search(r"κ on this run's 3 texts both labelled: 1\.00", page), page
     else:
         assert "κ is undefined until each has used both labels" in page
+
+
+def test_an_answerable_item_and_its_unanswerable_twin_take_separate_labels(tmp_path, monkeypatch):
+    """02's twin items (same question, reference and reply; one with its answer passage cut out) have keys of their
+    own: a label given at the desk (which shows the text's answerability and the rule) reads on the answerable
+    item only, and a label filed for the twin reads on the twin only."""
+    from lclab import paths
+    from lclab.explore.server import app
+    from lclab.explore.store import build
+    from lclab.scoring import labellers
+    from lclab.scoring import labels as label_files
+    from lclab.scoring.labels import row_key
+
+    run = tmp_path / "results" / "context_vs_rag" / "t"
+    run.mkdir(parents=True)
+    (run / "manifest.json").write_text(json.dumps({"experiment": "context_vs_rag", "run_name": "t"}))
+    texts = {"question": "Who bought Viaweb?", "gold": "Yahoo", "response": "It is not in the text."}
+    rows = [{"fingerprint": "a", "qa_id": "q0", "noise_pct": 50, "method": "long_context", "answerable": True,
+             "judge_correct": False, **texts},
+            {"fingerprint": "u", "qa_id": "q0", "noise_pct": 50, "method": "long_context", "answerable": False,
+             "abstained": 1.0, **texts}]  # unanswerable: the refusal rule scores it, no judge
+    (run / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run / "items.samples.jsonl").write_text("".join(json.dumps({"key": {"fingerprint": f}, "id": f"q0:{f}",
+                                                                 "input": "Question: Who bought Viaweb?"}) + "\n"
+                                                     for f in "au"))
+    labels = tmp_path / "labels"
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(label_files, "LABELS", labels)
+    monkeypatch.setattr(labellers, "SECOND", labels / "second_labeller")
+    asgi = app(build(tmp_path / "results" / "lab.sqlite", tmp_path / "results"))
+    page = call(asgi, "GET", "/-/desk?run=context_vs_rag/t&kind=answer_correct")
+    assert page.status_code == 200, page.text[-500:]
+    assert re.search(r'id="answerable"><b>answerable:</b> yes', page.text) and 'id="rule"' in page.text
+    assert "abstaining is right" in page.text
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page.text))
+    key = re.search(r'data-key="([0-9a-f]{12})"', page.text).group(1)
+    assert post(asgi, fields | {"key": key, "label": "0"}, page.cookies["ds_csrftoken"]).status_code == 302
+
+    def shown():
+        got = call(asgi, "GET", "/lab/context_vs_rag__items.json?_shape=array&_col=answerable&_col=label").json()
+        return {bool(r["answerable"]): r["label"] for r in got}
+    assert shown() == {True: 0, False: None}  # the twin, where abstaining is right, does not read "wrong"
+    twin = row_key({"question": texts["question"], "reference": texts["gold"], "response": texts["response"],
+                    "answerable": False}, ("question", "reference", "response"))
+    assert twin != key
+    with open(labels / "answer_correct.csv", "a", encoding="utf-8") as fh:
+        fh.write(f"{twin},1,{texts['question']},{texts['gold']},{texts['response']},abstains: right,hand\n")
+    asgi = app(build(tmp_path / "results" / "lab.sqlite", tmp_path / "results"))
+    assert shown() == {True: 0, False: 1}

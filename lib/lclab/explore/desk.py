@@ -29,6 +29,14 @@ TARGET_HALF_WIDTH = 0.10  # what the desk counts labels towards, as --plan's def
 # What a label of 1 and of 0 means, per kind, on the desk's buttons.
 MEANINGS = {"answer_correct": ("correct", "wrong"), "rag_relevance": ("relevant", "not relevant"),
             "rag_faithfulness": ("faithful to the passages", "not faithful")}
+# The rule each kind is labelled by, as data/judge_labels/README.md states it, shown above every text.
+RULES = {"answer_correct": "1 when the response says what the reference (gold) answer says, in any words; 0 "
+                           "otherwise. On an unanswerable item (its answer passage cut out) abstaining is right: "
+                           "such a text is labelled apart from its answerable twin",
+         "rag_relevance": "1 when the response addresses the question asked, right or wrong; 0 for another topic or "
+                          "a bare refusal",
+         "rag_faithfulness": "1 when every claim of the response is stated or implied by the retrieved passages (a "
+                             "response saying they do not answer counts as faithful); 0 otherwise"}
 
 
 @dataclass(frozen=True)
@@ -76,7 +84,7 @@ class Desk:
         done = self._keys(self.label_file) | self._keys(self.skip_file)
         for record in self.drawn().to_dict("records"):
             if record["key"] not in done:
-                return {k: record[k] for k in ("key", *KINDS[self.kind])}
+                return {k: record[k] for k in ("key", *KINDS[self.kind], "answerable") if k in record}
         return None
 
     def progress(self) -> dict:

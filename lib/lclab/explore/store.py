@@ -32,7 +32,7 @@ from ..experiments import discover, find
 from ..runs.folders import ItemLog
 from ..runs.prompts_log import read as read_prompts
 from ..scoring import labels as label_files
-from ..scoring.labels import label_key, read_label_file
+from ..scoring.labels import read_label_file, row_key
 from .lists import column_order
 
 DATABASE = "lab"  # the name the explorer serves the file under: /lab/<table>
@@ -110,9 +110,9 @@ def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
         reply = next((row[c] for c in REPLY_COLUMNS if c in row), None)
         label = key = None
         if series and series.labels:
-            fields = [row.get(f, row.get("gold") if f == "reference" else None) for f in series.labels[1]]
-            if all(f is not None for f in fields):
-                key = label_key(*fields)
+            fields = {f: row.get(f, row.get("gold") if f == "reference" else None) for f in series.labels[1]}
+            if all(v is not None for v in fields.values()):
+                key = row_key(fields | {"answerable": row.get("answerable")}, series.labels[1])
                 label = labels.get(key) if labels is not None else None
         verdict = row.get(value) if value else None
         row_axes = {a: row.get(a) for a in [*axes, *key_fields] if a in row and a not in NOT_AXES}

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..runs.runner import headline
 from ..scoring.judge_reading import Reading
-from ..scoring.labels import label_key, labels_for
+from ..scoring.labels import labels_for, row_key
 from ..stats.clusters import cluster_mean_ci
 
 JUDGED, MATCH = "judge_correct", "string_match"
@@ -32,7 +32,7 @@ def own_labels(items: pd.DataFrame, reference: str = "gold") -> pd.Series:
     """Each item's label in data/judge_labels/answer_correct.csv (NaN where its text has none)."""
     if items.empty or "response" not in items:
         return pd.Series(float("nan"), index=items.index)
-    keys = items.apply(lambda r: label_key(r["question"], r[reference], r["response"]), axis=1)
+    keys = items.apply(lambda r: row_key(r, ("question", reference, "response")), axis=1)
     return labels_for(keys, "answer_correct").set_axis(items.index)
 
 
