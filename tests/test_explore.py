@@ -46,9 +46,9 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, card_store, embedding_cache):
-    """A finished 01 run (10 QA pairs at 2 depths in 1,200 tokens (prompts long enough to fold): 20 judged answers, 10 distinct questions and so
-    at least 10 distinct texts for 10 labels), answered and judged by the fake model, and its explorer, served on
-    loopback."""
+    """A finished 01 run (10 QA pairs at 2 depths in 1,200 tokens, prompts long enough to fold: 20 judged answers,
+    10 distinct questions and so at least 10 distinct texts for 10 labels), answered and judged by the fake model,
+    and its explorer, served on loopback."""
     out = tmp_path_factory.mktemp("explore")
     labels = out / "labels"
     labels.mkdir()
@@ -242,7 +242,8 @@ def test_at_the_desk_a_double_press_files_once_u_undoes_and_a_second_labeller_is
     given and reports the two labellers' κ (or says why there is none)."""
     from playwright.sync_api import sync_playwright
 
-    first_file, second_file = lab["labels"] / "answer_correct.csv", lab["labels"] / "second_labeller" / "answer_correct.csv"
+    first_file = lab["labels"] / "answer_correct.csv"
+    second_file = lab["labels"] / "second_labeller" / "answer_correct.csv"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page()

@@ -291,3 +291,27 @@ def test_an_answerable_item_and_its_unanswerable_twin_take_separate_labels(tmp_p
         fh.write(f"{twin},1,{texts['question']},{texts['gold']},{texts['response']},abstains: right,hand\n")
     asgi = app(build(tmp_path / "results" / "lab.sqlite", tmp_path / "results"))
     assert shown() == {True: 0, False: 1}
+
+
+def test_a_run_rescored_while_the_explorer_serves_is_read_again_without_a_restart(explorer):
+    """A rescore rewrites the run's summary, manifest (its headline) and item log: the next page shows them."""
+    asgi, run = explorer["app"], paths_results() / RUN
+    assert call(asgi, "GET", "/lab/summaries.json?_shape=array").json() == []
+    (run / "summary.csv").write_text("depth,corrected_acc,corrected_by\n50,0.75,the labels' own rate\n")
+    manifest = json.loads((run / "manifest.json").read_text())
+    (run / "manifest.json").write_text(json.dumps(manifest | {"headline": {
+        "metric": "answer correct (the labels' own rate)", "value": 0.75, "lo": 0.5, "hi": 1.0}}))
+    with open(run / "items.jsonl", "a") as fh:  # a rescored item: its latest row is the one
+        fh.write(json.dumps(ITEMS[0] | {"judge_correct": True, "response": "reply 0, rescored"}) + "\n")
+    rows = call(asgi, "GET", "/lab/summaries.json?_shape=array").json()
+    assert [json.loads(r["row"])["corrected_acc"] for r in rows] == [0.75]
+    (shown,) = call(asgi, "GET", "/lab/runs.json?_shape=array").json()
+    assert shown["headline"] == "answer correct (the labels' own rate): 0.750 [0.500, 1.000]"
+    replies = [r["reply"] for r in call(asgi, "GET", "/lab/items.json?_shape=array").json()]
+    assert "reply 0, rescored" in replies and len(replies) == len(ITEMS)
+
+
+def paths_results():
+    from lclab import paths
+
+    return paths.RESULTS

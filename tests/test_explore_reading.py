@@ -78,8 +78,10 @@ def test_experiments_are_named_by_their_notebook():
     assert experiment_name("not_one") == "not_one"
 
 
-RAG_DOCS = {"long": ["Essays are written to learn.", "Lisp was designed by McCarthy. Years later Viaweb was sold to Yahoo."],
-            "rag": ["Lisp was designed by McCarthy.", "Essays are written to learn.", "Years later Viaweb was sold to Yahoo."],
+RAG_DOCS = {"long": ["Essays are written to learn.",
+                     "Lisp was designed by McCarthy. Years later Viaweb was sold to Yahoo."],
+            "rag": ["Lisp was designed by McCarthy.", "Essays are written to learn.",
+                    "Years later Viaweb was sold to Yahoo."],
             "rag@1": ["Lisp was designed by McCarthy."], "missed": ["Essays are written to learn."]}
 
 

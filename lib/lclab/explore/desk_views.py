@@ -116,7 +116,8 @@ async def desk_page(datasette, request):
     return Response.html(await datasette.render_template("desk.html", {
         "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
         "label_file": shown_path(str(desk.label_file)), "meanings": MEANINGS[desk.kind], "rule": RULES[desk.kind],
-        "last": last if last_filed else None, "last_filed": last_filed, "notice": NOTICES.get(request.args.get("notice", "")),
+        "last": last if last_filed else None, "last_filed": last_filed,
+        "notice": NOTICES.get(request.args.get("notice", "")),
         "other_kinds": [k for k in KINDS if k != desk.kind and applies(desk.run_dir, k)] if item is None else []},
         request=request))
 

@@ -26,6 +26,8 @@ def render_cell(row, value, column, table):
         return Markup(fold_and_mark(value, mark) if on_row_page() else excerpt(value, mark))
     if isinstance(value, float) and not value.is_integer() and not on_row_page():
         return number(value)
+    if table == "runs" and column == "headline" and isinstance(value, str):
+        return value  # whole: a run's one number is what its row is read for
     if table == "summaries" and column == "items" and isinstance(value, str) and value.startswith("/"):
         return Markup(f'<a href="{html.escape(value)}">items</a>')
     if column == "item_id" and isinstance(value, str) and "rowid" in row.keys():
