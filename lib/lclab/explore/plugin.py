@@ -13,7 +13,7 @@ from datasette import hookimpl
 from datasette.utils.asgi import Response
 from markupsafe import Markup
 
-from .desk_views import desk_label, desk_page
+from .desk_views import _run_folder, _said, desk_label, desk_page  # noqa: F401 (_run_folder: other desks use it)
 from .errors import error_page
 from .lists import LIST_STYLE, excerpt, number, on_row_page
 from .reading import FOLDS, answer_document, experiment_name, fold_and_mark, reading
@@ -76,6 +76,12 @@ async def item_page(datasette, request):
     document = await answer_document(db, own, row) if own in tables else None
     return Response.html(await datasette.render_template("item.html", reading(row, own, _back(request), document),
                                                          request=request))
+
+
+def desk_error(err: Exception) -> Response:
+    """A short 400 page for a desk request that cannot be served (the labelling desk itself shows its start page
+    instead: desk_views.start_page)."""
+    return error_page(400, f"labelling desk: {_said(err)}", (("/-/desk", "the desk's runs"), ("/lab", "all runs")))
 
 
 @hookimpl
