@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 class _PromptText(HTMLParser):
-    """The text of the page's `lclab-prompt` block, the folds' "… n characters folded" summaries left out."""
+    """The text of the page's `lclab-prompt` block, the folds' "… n characters folded" buttons left out."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -20,12 +20,12 @@ class _PromptText(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag == "div" and (self.depth or "lclab-prompt" in (dict(attrs).get("class") or "")):
             self.depth += 1
-        self.in_summary = self.in_summary or (self.depth > 0 and tag == "summary")
+        self.in_summary = self.in_summary or (self.depth > 0 and tag == "button")
 
     def handle_endtag(self, tag):
         if tag == "div" and self.depth:
             self.depth -= 1
-        if tag == "summary":
+        if tag == "button":
             self.in_summary = False
 
     def handle_data(self, data):
@@ -87,6 +87,6 @@ def assert_every_item_page_shows_the_prompt_sent(results: Path) -> tuple[int, in
                 read += 1
                 position = row["position"] if "position" in row.keys() else None
                 if answer_passage(_prompt_text(prompt), position) is not None:
-                    assert 'id="answer"' in page.text and "scrollIntoView" in page.text, (table, rowid)
+                    assert 'id="answer"' in page.text and "box.scrollTop" in page.text, (table, rowid)
                     framed += 1
     return read, framed

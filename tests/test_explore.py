@@ -46,9 +46,9 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, card_store, embedding_cache):
-    """A finished 01 run (10 QA pairs at 2 depths in 400 tokens: 20 judged answers, 10 distinct questions and so
-    at least 10 distinct texts for 10 labels), answered and judged by the fake model, and its explorer, served on
-    loopback."""
+    """A finished 01 run (10 QA pairs at 2 depths in 1,200 tokens, prompts long enough to fold: 20 judged answers,
+    10 distinct questions and so at least 10 distinct texts for 10 labels), answered and judged by the fake model,
+    and its explorer, served on loopback."""
     out = tmp_path_factory.mktemp("explore")
     labels = out / "labels"
     labels.mkdir()
@@ -59,7 +59,7 @@ def lab(tmp_path_factory, card_store, embedding_cache):
     try:
         nb = NOTEBOOKS / "01_lost_in_the_middle.ipynb"
         params = parameters_for(nb, load_profile("smoke")) | {"n_qa": 10, "depths": [0, 100],
-                                                                  "context_tokens": [400], "closed_book": False,
+                                                                  "context_tokens": [1200], "closed_book": False,
                                                                   "model": "fake/answerer",
                                                                   "judge_model": "fake/judge"}
         execute(nb, params, out / "executed" / nb.name)
@@ -132,6 +132,45 @@ def test_filters_an_item_page_and_a_summary_cell_in_a_real_browser(lab, chromium
         browser.close()
 
 
+def test_a_list_shows_each_items_verdict_and_scores_within_1400_px_and_folds_stay_open(lab, chromium):
+    """An item list at 1,400 px: the verdict, its probability, the string match, the label and every yes/no score
+    of the run's items log lie within the window, each row a few lines; an item's reading view opens with its
+    verdict table on screen and the passage in view; folds of a prompt open one by one and stay open."""
+    from playwright.sync_api import sync_playwright
+
+    from lclab.experiments import get
+
+    logged = pd.read_json(lab["run"] / "items.jsonl", lines=True)
+    shown_as_verdict = get("depth_sweep").series.value  # the list's `verdict` column is this one
+    scores = [c for c in logged if logged[c].dropna().map(lambda v: isinstance(v, bool)).all()
+              and logged[c].notna().any() and not c.endswith("_cached") and c != shown_as_verdict]
+    assert "string_match" in scores
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{lab['base']}/lab/depth_sweep__items")
+        right = page.evaluate("""() => Object.fromEntries(Array.from(
+            document.querySelectorAll("table.rows-and-columns thead th")).map(th =>
+            [th.dataset.column || th.innerText.trim(), th.getBoundingClientRect().right]))""")
+        for column in ["verdict", "verdict_p", "label", "judge_vs_label", *scores]:
+            assert column in right and right[column] <= 1400, (column, right.get(column))
+        rows = page.evaluate("""() => Array.from(document.querySelectorAll("table.rows-and-columns tbody tr")).map(
+            r => r.getBoundingClientRect().height)""")
+        assert len(rows) == 20 and max(rows) < 120, rows  # a few lines each, not the whole prompt
+        page.click("a[href^='/-/item']")
+        verdicts = page.locator("table.reading").bounding_box()
+        assert verdicts["y"] >= 0, verdicts  # the verdict table on screen, not scrolled past
+        answer, height = page.locator("#answer").bounding_box(), page.evaluate("window.innerHeight")
+        assert answer["y"] < height and answer["y"] + answer["height"] > 0
+        folds = page.locator(".lclab-unfold")
+        for i in range(folds.count()):
+            folds.nth(i).click()
+        page.locator("h1").first.click()  # a click elsewhere on the page (Datasette's menus close on one)
+        assert folds.count() >= 1 and page.locator(".lclab-folded[hidden]").count() == 0
+        assert all(folds.nth(i).get_attribute("aria-expanded") == "true" for i in range(folds.count()))
+        browser.close()
+
+
 def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_them(lab, chromium, monkeypatch):
     from lclab.runs.rescore import rescore
     from lclab.scoring import labels as label_files
@@ -147,7 +186,7 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
         # the first has labelled: a page saying why, with a way on (not a bare 400 or a traceback).
         refused = page.goto(f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=rag_relevance")
         assert refused.status == 400 and "no card of this run reads kind" in page.content()
-        assert page.locator("h1").first.inner_text() == "400" and page.locator("a").count() >= 1
+        assert page.locator("#problem a").count() >= 1 and page.locator("form[action='/-/desk']").count() == 1
         second = page.goto(f"{desk}&second=1")
         assert second.status == 400 and "label some first" in page.content()
         page.goto(desk)
@@ -195,6 +234,50 @@ def test_ten_labels_typed_at_the_desk_land_in_the_label_file_and_the_card_reads_
     assert rescore(lab["run"])["calls"] == 0
     card = pd.read_csv(lab["run"] / "reliability.csv")
     assert (card["n_labelled"] == typed_count).any()
+
+
+def test_at_the_desk_a_double_press_files_once_u_undoes_and_a_second_labeller_is_counted_with_kappa(lab, chromium):
+    """After the first labeller (the test above, or four labels here): two keys pressed at once file one label, u
+    takes it back, and the second labeller's mode draws n of the run's labelled texts, counts each label it is
+    given and reports the two labellers' κ (or says why there is none)."""
+    from playwright.sync_api import sync_playwright
+
+    first_file = lab["labels"] / "answer_correct.csv"
+    second_file = lab["labels"] / "second_labeller" / "answer_correct.csv"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(f"{lab['base']}/-/desk")
+        assert page.locator("#run option[value='depth_sweep/smoke']").count() == 1
+        for i in range(4 - (len(pd.read_csv(first_file)) if first_file.exists() else 0)):
+            page.goto(f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=answer_correct&n=20")
+            with page.expect_navigation():
+                page.keyboard.press(str(i % 2))
+        first = pd.read_csv(first_file, dtype={"key": str}).set_index("key")["label"]
+        page.goto(f"{lab['base']}/-/desk?run=depth_sweep/smoke&kind=answer_correct&n=5&second=1")
+        assert "0 of 5 drawn texts labelled" in page.locator("#progress").inner_text()
+        assert "No κ of the two labellers yet" in page.locator("#kappa").inner_text()
+        key = page.locator("#item").get_attribute("data-key")
+        with page.expect_navigation():  # two keys at once, both reaching this page before it goes
+            page.evaluate("""() => ['1', '0'].forEach(key =>
+                document.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true})))""")
+        assert pd.read_csv(second_file, dtype={"key": str})[["key", "label"]].values.tolist() == [[key, 1]]
+        with page.expect_navigation():
+            page.keyboard.press("u")
+        assert "Undone" in page.locator("#notice").inner_text() and pd.read_csv(second_file).empty
+        for i in range(5):
+            key = page.locator("#item").get_attribute("data-key")
+            assert key in first.index  # a text of this run the first labeller labelled
+            with page.expect_navigation():
+                page.keyboard.press(str(first[key]))
+            assert f"{i + 1} of 5 drawn texts labelled" in page.locator("#progress").inner_text()
+        kappa = page.locator("#kappa").inner_text()
+        both = first[pd.read_csv(second_file, dtype={"key": str})["key"]]
+        if both.nunique() == 2:
+            assert "κ on this run's 5 texts both labelled: 1.00" in kappa, kappa
+        else:
+            assert "κ is undefined until each has used both labels" in kappa, kappa
+        browser.close()
 
 
 def test_the_server_answers_only_loopback_serves_no_other_file_and_shows_no_credential(lab):

@@ -128,3 +128,23 @@ def test_two_judges_of_one_card_at_once_ask_each_prompt_once():
     n = len(jc.card_texts("answer_correct", 6))
     assert len(cards) == 2 and all(c["n"] + c["unscored"] == n for c in cards)
     assert alone >= n and together == alone, (alone, together)
+
+
+def test_every_shipped_correctness_label_is_carried_over_and_an_unanswerable_twin_is_keyed_apart():
+    """Labels are keyed by answerability too (labels.row_key): each shipped answer_correct label still reads on
+    its answerable text, none is dropped, and the same texts on an unanswerable item have a key of their own
+    that no shipped label takes."""
+    from lclab.scoring.labels import row_key
+    from lclab.scoring.reliability import judged_card
+
+    table = pd.read_csv(LABELS / "answer_correct.csv", dtype=str, keep_default_na=False)
+    fields = ("question", "reference", "response")
+    carried = [row_key(r, fields) == r["key"] for _, r in table.iterrows()]
+    assert sum(carried) == len(table) > 0  # every shipped label, under the key it was filed with
+    twins = [row_key({**r, "answerable": False}, fields) for _, r in table.iterrows()]
+    assert not set(twins) & set(table["key"]) and len(set(twins)) == len(table)
+    items = table.assign(judge_correct=True, answerable=True)
+    for answerable, labelled in ((True, len(table)), (False, 0)):
+        got = judged_card(items.assign(answerable=answerable), "judge_correct", "answer correct", "j",
+                          "answer_correct", fields, "string match", lambda r: 1.0)
+        assert got["n_labelled"] == labelled, (answerable, got["n_labelled"])

@@ -41,3 +41,28 @@ def test_a_log_that_several_runs_write_keeps_every_runs_samples(tmp_path):
     lines = [json.loads(line) for line in samples_path(log).read_text().splitlines()]
     assert sorted((line["key"]["config"], line["input"]) for line in lines) == [
         ("a", "prompt a-x, again"), ("a", "prompt a-y"), ("b", "prompt b-x")]
+
+
+def test_a_rescore_keeps_the_runs_commit_and_tree_state_and_records_its_own_under_rescores(tmp_path, monkeypatch):
+    """The run's manifest says which code made its predictions; a rescore (scored with other code, perhaps a dirty
+    tree) records its own commit and state in its `rescores` entry instead of overwriting the run's."""
+    import datetime
+
+    import pandas as pd
+    from lclab.models.replay import REPLAY_ENV
+    from lclab.runs import manifest
+
+    accounting = pd.DataFrame([{"stage": "total", "calls": 3, "cache_hits": 0, "seconds": 1.0}])
+    started = datetime.datetime(2026, 11, 26, 12, 0)
+    runs = iter([{"commit": "a" * 40, "dirty": False, "packages": {"pandas": "2.0"}},
+                 {"commit": "b" * 40, "dirty": True, "packages": {"pandas": "2.1"}}])
+    monkeypatch.setattr(manifest, "environment", lambda: {**next(runs), "python": "3.11", "machine": {}})
+    manifest.write(tmp_path, "depth_sweep", "r", {"model": "fake/answerer"}, started, accounting, "ok", None, 1)
+    monkeypatch.setenv(REPLAY_ENV, "1")
+    again = manifest.write(tmp_path, "depth_sweep", "r", {"model": "fake/answerer"}, started,
+                           accounting.assign(calls=0, cache_hits=3), "ok", None, 1)
+    assert (again["commit"], again["dirty"], again["packages"]) == ("a" * 40, False, {"pandas": "2.0"})
+    (event,) = again["rescores"]
+    assert (event["commit"], event["dirty"], event["packages"], event["calls"]) == ("b" * 40, True,
+                                                                                     {"pandas": "2.1"}, 0)
+    assert json.loads((tmp_path / "manifest.json").read_text())["rescores"][0]["dirty"] is True

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..experiments import Series, get
 from ..runs.manifest import read
-from ..scoring.labels import label_key, labels_for
+from ..scoring.labels import labels_for, row_key
 from ..scoring.score_eval import paired_auc_difference, separation_summary
 from ..stats import bootstrap_mean_ci, paired_effect, wilson_interval
 from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
@@ -133,7 +133,7 @@ def _corrected(base: pd.DataFrame, other: pd.DataFrame, shared: pd.Index, cluste
     name, fields = spec.labels
     if not all(f in base.columns and f in other.columns for f in fields):
         return {"corrected_by": f"not corrected: the items lack {', '.join(fields)}"}
-    labelled = [labels_for(frame.loc[shared].apply(lambda r: label_key(*(r[f] for f in fields)), axis=1), name)
+    labelled = [labels_for(frame.loc[shared].apply(lambda r: row_key(r, fields), axis=1), name)
                 for frame in (other, base)]
     units = clusters.loc[shared] if clusters is not None else pd.Series(range(len(shared)), index=shared)
     got = corrected_difference(other.loc[shared, spec.value].astype(float), labelled[0],

@@ -23,7 +23,7 @@ from ..models import budget_counters, check_budget, tokenizer_name
 from ..qa import load_validated
 from ..models.judge_choice import choose_judge
 from ..qa.closed_book import closed_book_arm
-from ..qa.judged import judge_notes, named_judge, read_value, with_corrected
+from ..qa.judged import judge_notes, labelled_difference, named_judge, read_value, with_corrected
 from ..retrieval.chunking import Chunker
 from ..runs.runner import Result, Run, Step, headline, skipped_note
 from ..scoring.judge_reading import read_judge
@@ -136,10 +136,15 @@ def run_context_vs_rag(p: Parameters) -> Result:
 
 
 def effect_headline(effects: pd.DataFrame, reading) -> dict:
-    """Long context − RAG at the highest noise level: the judged difference corrected by the judge's card, or the
-    string match's where the judge is uninformative."""
+    """Long context − RAG at the highest noise level: the judged difference corrected by the run's own labels
+    where both arms have enough (as the summary rows read them), else by the judge's card, or the string match's
+    where the judge is uninformative."""
     top = effects.iloc[-1] if len(effects) else {}
     where = f"long context − RAG at {top.get('noise_pct', '?')} % noise"
+    if pd.notna(top.get("labelled", float("nan"))):  # enough labels in both arms
+        return headline(f"{where}, answer correct corrected by this run's labels ({top['labelled_by']}, "
+                        f"{int(top['labelled_n'])} labelled QA pairs per arm)", top["labelled"],
+                        top.get("labelled_lo"), top.get("labelled_hi"), judge=reading.judge.label)
     if reading.informative:
         return headline(f"{where}, answer correct corrected by the shipped card", top.get("corrected"),
                         top.get("corrected_lo"), top.get("corrected_hi"), judge=reading.judge.label)
@@ -175,6 +180,8 @@ def method_effects(items: pd.DataFrame, value: str = "judge_correct", reading=No
         row = {"noise_pct": level, **effect_row("long context − RAG", result, True), "read_from": value}
         if reading is not None and value == "judge_correct":
             row |= reading.difference(row["effect"], row["effect_lo"], row["effect_hi"], row["n_pairs"])
+        if reading is not None:  # the run's own labels, as the summary rows read them, whatever the card says
+            row |= labelled_difference(part, "method", "long_context", "rag")
         rows.append(row)
         table = wide(part, "qa_id", "method", value)
         if {"long_context", "rag"} <= set(table):

@@ -4,8 +4,10 @@ verdict, each label appended to the lab's label file the moment it is given (a c
 The draw is `lclab.scoring.labelling.draw` over every item of the run (labelled or not, so it stays the same as
 labels are added): each item has the same chance, spread over the clusters, as PPI++ and Rogan–Gladen need.
 Items already labelled (by this desk or by hand) are passed over; a skip is kept in the run folder
-(`desk_skips_<kind>.csv`) so the next visit does not show the item again. The second labeller's pass reads the
-labelled texts without their labels and writes to data/judge_labels/second_labeller/.
+(`desk_skips_<kind>.csv`) so the next visit does not show the item again. A label or skip given twice (a double
+key press) is filed once; the last one given can be undone. The second labeller's pass draws, the same way, from
+the run's texts the first labeller labelled, shows them without their labels, writes to
+data/judge_labels/second_labeller/ and reports the two labellers' κ on the run's texts (or why there is none yet).
 """
 
 from __future__ import annotations
@@ -19,13 +21,22 @@ import pandas as pd
 
 from ..planning.design import PRIOR_JUDGE, ppi_half_width
 from ..scoring import labels as label_files
-from ..scoring.labelling import KINDS, draw, second_sheet, sheet
+from ..scoring.labellers import labeller_agreement
+from ..scoring.labelling import KINDS, draw, sheet
 from ..text.hand_tables import read_hand_table
 
 TARGET_HALF_WIDTH = 0.10  # what the desk counts labels towards, as --plan's default --target
 # What a label of 1 and of 0 means, per kind, on the desk's buttons.
 MEANINGS = {"answer_correct": ("correct", "wrong"), "rag_relevance": ("relevant", "not relevant"),
             "rag_faithfulness": ("faithful to the passages", "not faithful")}
+# The rule each kind is labelled by, as data/judge_labels/README.md states it, shown above every text.
+RULES = {"answer_correct": "1 when the response says what the reference (gold) answer says, in any words; 0 "
+                           "otherwise. On an unanswerable item (its answer passage cut out) abstaining is right: "
+                           "such a text is labelled apart from its answerable twin",
+         "rag_relevance": "1 when the response addresses the question asked, right or wrong; 0 for another topic or "
+                          "a bare refusal",
+         "rag_faithfulness": "1 when every claim of the response is stated or implied by the retrieved passages (a "
+                             "response saying they do not answer counts as faithful); 0 otherwise"}
 
 
 @dataclass(frozen=True)
@@ -54,14 +65,16 @@ class Desk:
         return Path(self.run_dir) / f"desk_skips_{self.kind}{'_second' * self.second}.csv"
 
     def drawn(self) -> pd.DataFrame:
-        """The texts of this session, in the order they are shown."""
+        """The texts of this session, in the order they are shown: `n` of the run's judged texts (for the second
+        labeller, of those the first labeller labelled)."""
+        texts = sheet(self.kind, Path(self.run_dir), include_labelled=True)
         if self.second:
             first = label_files.LABELS / f"{self.kind}.csv"
-            if not first.exists():
-                raise FileNotFoundError(f"no {first} yet: the second labeller relabels the texts the first labeller "
-                                        "labelled, so label some first")
-            return second_sheet(self.kind)
-        return draw(sheet(self.kind, Path(self.run_dir), include_labelled=True), self.n, self.seed)
+            texts = texts[texts["key"].isin(self._keys(first))]
+            if texts.empty:
+                raise FileNotFoundError(f"no text of this run has a first label of kind {self.kind} yet: the second "
+                                        "labeller relabels the texts the first labeller labelled, so label some first")
+        return draw(texts, self.n, self.seed)
 
     def _keys(self, path: Path) -> set[str]:
         return set(read_hand_table(path, ("key",), "label file")["key"]) if path.exists() else set()
@@ -71,7 +84,7 @@ class Desk:
         done = self._keys(self.label_file) | self._keys(self.skip_file)
         for record in self.drawn().to_dict("records"):
             if record["key"] not in done:
-                return {k: record[k] for k in ("key", *KINDS[self.kind])}
+                return {k: record[k] for k in ("key", *KINDS[self.kind], "answerable") if k in record}
         return None
 
     def progress(self) -> dict:
@@ -81,10 +94,12 @@ class Desk:
         keys = set(drawn["key"])
         labelled = len(keys & self._keys(self.label_file))
         skipped = len(keys & self._keys(self.skip_file) - self._keys(self.label_file))
-        judged = len(sheet(self.kind, Path(self.run_dir), include_labelled=True)) if not self.second else len(drawn)
+        judged = len(sheet(self.kind, Path(self.run_dir), include_labelled=True))
         out = {"drawn": len(drawn), "labelled": labelled, "skipped": skipped,
                "left": len(drawn) - labelled - skipped, "judged": judged}
-        if not self.second and judged > 2:
+        if self.second:
+            return out | self.agreement(drawn)
+        if judged > 2:
             out["half_width"] = ppi_half_width(judged, max(labelled, 2), **PRIOR_JUDGE)
             out["needed"] = next((n for n in range(2, judged) if ppi_half_width(judged, n, **PRIOR_JUDGE)
                                   <= TARGET_HALF_WIDTH), None)
@@ -92,21 +107,64 @@ class Desk:
                 out["at_most"] = ppi_half_width(judged, judged - 1, **PRIOR_JUDGE)
         return out
 
-    def record(self, key: str, label: str, note: str = "", source: str = "") -> None:
-        """Append one label (1 or 0) to the label file, or a skip to the run's skip file, at once."""
+    def agreement(self, drawn: pd.DataFrame) -> dict:
+        """The two labellers' κ on this run's drawn texts both labelled, and why there is none where κ is NaN."""
+        got = labeller_agreement(self.kind, keys=drawn["key"], clusters=drawn.set_index("key")["cluster"])
+        n = got["labellers_n"]
+        if n == 0:
+            why = "no drawn text of this run has both labellers' labels yet"
+        elif got["labellers_kappa"] != got["labellers_kappa"]:
+            why = (f"on {n} text{'s' * (n != 1)} both labelled, one labeller gave every text the same label, and κ "
+                   "is undefined until each has used both labels (1 and 0)")
+        elif got["labellers_kappa_lo"] != got["labellers_kappa_lo"]:
+            why = f"too few texts ({n}) for its bootstrap interval"
+        else:
+            why = None
+        return {"kappa": got, "kappa_why": why}
+
+    def record(self, key: str, label: str, note: str = "", source: str = "") -> bool:
+        """Append one label (1 or 0) to the label file, or a skip to the run's skip file, at once. A text
+        labelled or skipped already (a double key press posts twice) is left as filed: returns False then."""
         item = next((r for r in self.drawn().to_dict("records") if r["key"] == key), None)
         if item is None:
             raise KeyError(f"{key!r} is not a text of this session")
+        if label not in ("0", "1", "skip"):
+            raise ValueError(f"a label is 1 or 0 (or skip), not {label!r}")
+        if key in self._keys(self.label_file) | self._keys(self.skip_file):
+            return False
         if label == "skip":
             _append(self.skip_file, ["key", "note"], {"key": key, "note": note})
-            return
-        if label not in ("0", "1"):
-            raise ValueError(f"a label is 1 or 0 (or skip), not {label!r}")
-        if key in self._keys(self.label_file):
-            raise ValueError(f"{key} is labelled already in {self.label_file}")
+            return True
         columns = ["key", "label", *KINDS[self.kind], "note", "blind" if self.second else "source"]
         row = {**item, "label": label, "note": note, "blind": "yes", "source": source}
         _append(self.label_file, _header(self.label_file) or columns, row)
+        return True
+
+    def filed(self, key: str) -> str | None:
+        """What this session filed for `key`: its label ("1", "0"), "skip", or None."""
+        for path in (self.label_file, self.skip_file):
+            if path.exists():
+                table = read_hand_table(path, ("key",), "label file")
+                found = table[table["key"] == key]
+                if len(found):
+                    return found["label"].iloc[-1] if "label" in found else "skip"
+        return None
+
+    def undo(self, key: str, source: str = "") -> str | None:
+        """Take back the label (or skip) given to `key` in this session: its row is removed from the label file
+        (only a row this desk wrote for the run, `source`, in the first labeller's file) or the skip file.
+        Returns what was undone, or None."""
+        if key not in set(self.drawn()["key"]):
+            raise KeyError(f"{key!r} is not a text of this session")
+        was = self.filed(key)
+        if was == "skip":
+            _remove(self.skip_file, key)
+        elif was is not None:
+            if not self.second and _row(self.label_file, key).get("source") != source:
+                raise ValueError("that label was not given at this desk for this run, so the desk leaves it: "
+                                 "edit the label file by hand to change it")
+            _remove(self.label_file, key)
+        return was
 
 
 def _header(path: Path) -> list[str] | None:
@@ -114,6 +172,23 @@ def _header(path: Path) -> list[str] | None:
         return None
     with open(path, newline="", encoding="utf-8") as fh:
         return next(csv.reader(fh), None)
+
+
+def _row(path: Path, key: str) -> dict:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return next((r for r in csv.DictReader(fh) if r.get("key") == key), {})
+
+
+def _remove(path: Path, key: str) -> None:
+    """`path` written again without the rows filed under `key` (to a temporary file, then moved into place)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    partial = path.with_name(f".{path.name}.undo")
+    with open(partial, "w", newline="", encoding="utf-8") as fh:
+        csv.writer(fh, lineterminator="\n").writerows([rows[0], *(r for r in rows[1:] if r and r[0] != key)])
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(partial, path)
 
 
 def _append(path: Path, columns: list[str], row: dict) -> None:

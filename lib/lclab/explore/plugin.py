@@ -13,19 +13,22 @@ from datasette import hookimpl
 from datasette.utils.asgi import Response
 from markupsafe import Markup
 
-from .. import paths
-from ..scoring.labelling import KINDS, sheet
 from . import qa_desk
-from .desk import MEANINGS, Desk
+from .desk_views import _run_folder, _said, desk_label, desk_page  # noqa: F401 (_run_folder: other desks use it)
 from .errors import error_page
-from .reading import experiment_name, fold_and_mark, reading
-from .store import record_label, run_folders, table_name
+from .lists import LIST_STYLE, excerpt, number, on_row_page
+from .reading import FOLDS, answer_document, experiment_name, fold_and_mark, reading
+from .store import table_name
 
 @hookimpl
 def render_cell(row, value, column, table):
     if column == "prompt" and isinstance(value, str):
         mark = row["highlight"] if "highlight" in row.keys() else None
-        return Markup(fold_and_mark(value, mark))
+        return Markup(fold_and_mark(value, mark) if on_row_page() else excerpt(value, mark))
+    if isinstance(value, float) and not value.is_integer() and not on_row_page():
+        return number(value)
+    if table == "runs" and column == "headline" and isinstance(value, str):
+        return value  # whole: a run's one number is what its row is read for
     if table == "summaries" and column == "items" and isinstance(value, str) and value.startswith("/"):
         return Markup(f'<a href="{html.escape(value)}">items</a>')
     if column == "item_id" and isinstance(value, str) and "rowid" in row.keys():
@@ -43,7 +46,7 @@ CARRY_THE_LIST = """document.querySelectorAll('a[href^="/-/item?"]').forEach(a =
 
 @hookimpl
 def extra_body_script(view_name):
-    return CARRY_THE_LIST if view_name == "table" else ""
+    return {"table": CARRY_THE_LIST + LIST_STYLE, "row": FOLDS}.get(view_name, "")
 
 
 def _back(request) -> str | None:
@@ -71,72 +74,15 @@ async def item_page(datasette, request):
         full = (await db.execute(f'select * from "{own}" where run = ? and item_id = ?',
                                  [row.get("run"), row.get("item_id")])).first()
         row = dict(full) if full is not None else row
-    return Response.html(await datasette.render_template("item.html", reading(row, own, _back(request)),
+    document = await answer_document(db, own, row) if own in tables else None
+    return Response.html(await datasette.render_template("item.html", reading(row, own, _back(request), document),
                                                          request=request))
 
 
-def _run_folder(run: str) -> Path:
-    """The folder of a run the store lists ("experiment/run_name"), never a path the request makes up."""
-    known = {f"{p.parent.name}/{p.name}": p for p in run_folders()}
-    if run not in known:
-        raise KeyError(f"no run {run!r}")
-    return known[run]
-
-
-def _desk(request) -> Desk:
-    args = request.args
-    return Desk(_run_folder(args.get("run", "")), args.get("kind", ""), int(args.get("n") or 30),
-                int(args.get("seed") or 0), args.get("second") == "1")
-
-
-async def desk_page(datasette, request):
-    if not request.args.get("run"):
-        runs = sorted(f"{p.parent.name}/{p.name}" for p in paths.RESULTS.glob("*/*") if (p / "items.jsonl").exists())
-        return Response.html(await datasette.render_template("desk_runs.html", {"runs": runs, "kinds": list(KINDS)},
-                                                             request=request))
-    try:
-        desk = _desk(request)
-        item, progress = desk.next_item(), desk.progress()
-    except (KeyError, ValueError, FileNotFoundError) as err:
-        return desk_error(err)
-    query = {k: request.args.get(k) for k in ("run", "kind", "n", "seed", "second") if request.args.get(k)}
-    return Response.html(await datasette.render_template("desk.html", {
-        "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
-        "label_file": str(desk.label_file), "meanings": MEANINGS[desk.kind],
-        # read only on the finished page, where they are offered: each is a read of the run's item log
-        "other_kinds": [k for k in KINDS if k != desk.kind and _applies(desk.run_dir, k)] if item is None else []},
-        request=request))
-
-
-def _applies(run_dir: Path, kind: str) -> bool:
-    """Whether a card of this run reads `kind` (its items carry that kind's verdicts)."""
-    try:
-        sheet(kind, run_dir, include_labelled=True)
-    except (ValueError, FileNotFoundError):
-        return False
-    return True
-
-
-async def desk_label(datasette, request):
-    if request.method != "POST":
-        return error_page(405, "the labelling desk takes a label by POST from its own page", (("/-/desk", "the desk"),))
-    try:
-        form = await request.post_vars()  # a body that is not UTF-8 raises here (a ValueError)
-        query = {k: form.get(k) for k in ("run", "kind", "n", "seed", "second") if form.get(k)}
-        desk = Desk(_run_folder(query.get("run", "")), query.get("kind", ""), int(query.get("n") or 30),
-                    int(query.get("seed") or 0), query.get("second") == "1")
-        desk.record(form.get("key", ""), form.get("label", ""), form.get("note", "").strip(),
-                    source=f"desk: {query['run']}")
-        if form.get("label") in ("0", "1") and not desk.second:  # in the item tables at once, no restart
-            record_label(desk.kind, form["key"], int(form["label"]))
-    except (KeyError, ValueError, FileNotFoundError) as err:
-        return desk_error(err)
-    return Response.redirect("/-/desk?" + urlencode(query))
-
-
 def desk_error(err: Exception) -> Response:
-    message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-    return error_page(400, f"labelling desk: {message}", (("/-/desk", "the desk's runs"), ("/lab", "all runs")))
+    """A short 400 page for a desk request that cannot be served (the labelling desk itself shows its start page
+    instead: desk_views.start_page)."""
+    return error_page(400, f"labelling desk: {_said(err)}", (("/-/desk", "the desk's runs"), ("/lab", "all runs")))
 
 
 @hookimpl

@@ -16,7 +16,8 @@ from http.cookies import CookieError, SimpleCookie
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from . import errors, plugin
+from . import errors, lists, plugin
+from .refresh import Refresher, refreshing
 from .store import DATABASE
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -39,9 +40,9 @@ def app(db_file: Path):
     served = db_file.with_name(f"{DATABASE}.sqlite") if db_file.stem != DATABASE else db_file
     datasette = Datasette(files=[str(served)], metadata=plugin.metadata(plugin.table_axes(served)),
                           template_dir=str(TEMPLATES),
-                          settings={"default_page_size": 50, "truncate_cells_html": 0, "allow_download": False,
-                                    "default_allow_sql": True, "suggest_facets": False})
-    return loopback_only(datasette.app())
+                          settings={"default_page_size": 50, "truncate_cells_html": lists.EXCERPT,
+                                    "allow_download": False, "default_allow_sql": True, "suggest_facets": False})
+    return loopback_only(refreshing(lists.noting_the_page(datasette.app()), Refresher(served)))
 
 
 def _loopback(address: str) -> bool:

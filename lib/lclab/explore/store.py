@@ -4,7 +4,8 @@ SQL tool can read. It is a copy, never the only one: the run folders stay the re
 
 Tables (one row per ...):
 
-    runs        run (experiment/run_name), experiment, run_name, status, model, judge, started, ended, items
+    runs        run (experiment/run_name), experiment, run_name, status, model, judge, started, ended, items,
+                headline (the run's one number as its manifest states it)
     items       item of any experiment: run, experiment, item_file (the log it came from: items, closed_book, ...),
                 item_id (the sample's id), cluster (the experiment's independent unit), model, axes (JSON of the
                 experiment's own axes: depth, length, k, task, ...), prompt (the exact prompt sent), reply,
@@ -32,7 +33,8 @@ from ..experiments import discover, find
 from ..runs.folders import ItemLog
 from ..runs.prompts_log import read as read_prompts
 from ..scoring import labels as label_files
-from ..scoring.labels import label_key, read_label_file
+from ..scoring.labels import read_label_file, row_key
+from .lists import column_order
 
 DATABASE = "lab"  # the name the explorer serves the file under: /lab/<table>
 COMMON = ["run", "experiment", "item_file", "item_id", "cluster", "model", "axes", "prompt", "reply", "verdict",
@@ -109,9 +111,9 @@ def item_rows(folder: Path, item_file: Path, manifest: dict) -> list[dict]:
         reply = next((row[c] for c in REPLY_COLUMNS if c in row), None)
         label = key = None
         if series and series.labels:
-            fields = [row.get(f, row.get("gold") if f == "reference" else None) for f in series.labels[1]]
-            if all(f is not None for f in fields):
-                key = label_key(*fields)
+            fields = {f: row.get(f, row.get("gold") if f == "reference" else None) for f in series.labels[1]}
+            if all(v is not None for v in fields.values()):
+                key = row_key(fields | {"answerable": row.get("answerable")}, series.labels[1])
                 label = labels.get(key) if labels is not None else None
         verdict = row.get(value) if value else None
         row_axes = {a: row.get(a) for a in [*axes, *key_fields] if a in row and a not in NOT_AXES}
@@ -161,12 +163,24 @@ def table_name(experiment: str, item_file: str) -> str:
     return f"{experiment}__{item_file}"
 
 
+SUMMARY_COLUMNS = ["run", "experiment", "row", "items"]
+RUN_COLUMNS = ["run", "experiment", "run_name", "status", "model", "judge", "started", "ended", "items", "headline"]
+
+
 def _run_row(folder: Path, manifest: dict, n_items: int) -> dict:
     parameters = manifest.get("parameters", {})
     return {"run": f"{folder.parent.name}/{folder.name}", "experiment": folder.parent.name, "run_name": folder.name,
             "status": manifest.get("status"), "model": parameters.get("model"),
             "judge": parameters.get("judge_model") or None, "started": manifest.get("started"),
-            "ended": manifest.get("ended"), "items": n_items}
+            "ended": manifest.get("ended"), "items": n_items, "headline": _headline(manifest.get("headline"))}
+
+
+def _headline(said: dict | None) -> str | None:
+    """A run's one number as its manifest states it: "<metric>: 0.280 [-0.468, 1.000]"."""
+    if not said or said.get("value") is None:
+        return None
+    shown = [f"{said[k]:.3f}" if isinstance(said.get(k), (int, float)) else "?" for k in ("value", "lo", "hi")]
+    return f"{said.get('metric')}: {shown[0]} [{shown[1]}, {shown[2]}]"
 
 
 def run_folders(results: Path | None = None) -> list[Path]:
@@ -174,45 +188,61 @@ def run_folders(results: Path | None = None) -> list[Path]:
     return sorted(p.parent for p in (results or paths.RESULTS).glob("*/*/manifest.json"))
 
 
+def folder_tables(folder: Path) -> dict[str, pd.DataFrame] | None:
+    """One run folder's rows of every table of the store, as stored (None: no readable manifest)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    every, by_table, axis_names = [], {}, set()
+    for item_file in sorted(folder.glob("*.jsonl")):
+        if item_file.name.endswith(".samples.jsonl") or item_file.stem == "result_items" \
+                or not item_file.with_suffix(".samples.jsonl").exists():
+            continue
+        rows = item_rows(folder, item_file, manifest)
+        by_table.setdefault(table_name(folder.parent.name, item_file.stem), []).extend(rows)
+        every.extend({c: r[c] for c in COMMON} for r in rows)
+        axis_names |= {a for r in rows for a in json.loads(r["axes"])}
+    out = {"runs": pd.DataFrame([_run_row(folder, manifest, len(every))], columns=RUN_COLUMNS),
+           "items": _listed(pd.DataFrame(every, columns=COMMON)),
+           "summaries": pd.DataFrame(_summary_rows(folder, axis_names), columns=SUMMARY_COLUMNS)}
+    for name, rows in by_table.items():
+        experiment = find(name.partition("__")[0])
+        out[name] = _listed(pd.DataFrame(rows), experiment.series.value if experiment and experiment.series else None)
+    return out
+
+
 def build(target: Path | None = None, results: Path | None = None) -> Path:
     """Write the store from the run folders (to a temporary file, then moved into place: a reader never sees half
     of it). Returns its path."""
     discover()
     target = target or store_path()
-    runs, every, by_table, summaries = [], [], {}, []
+    tables: dict[str, list[pd.DataFrame]] = {"runs": [], "items": [], "summaries": []}
     for folder in run_folders(results):
-        try:
-            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        n, axis_names = 0, set()
-        for item_file in sorted(folder.glob("*.jsonl")):
-            if item_file.name.endswith(".samples.jsonl") or item_file.stem == "result_items" \
-                    or not item_file.with_suffix(".samples.jsonl").exists():
-                continue
-            rows = item_rows(folder, item_file, manifest)
-            n += len(rows)
-            by_table.setdefault(table_name(folder.parent.name, item_file.stem), []).extend(rows)
-            every.extend({c: r[c] for c in COMMON} for r in rows)
-            axis_names |= {a for r in rows for a in json.loads(r["axes"])}
-        runs.append(_run_row(folder, manifest, n))
-        summaries.extend(_summary_rows(folder, axis_names))
+        for name, frame in (folder_tables(folder) or {}).items():
+            tables.setdefault(name, []).append(frame)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}")
     partial.unlink(missing_ok=True)
+    empty = {"runs": RUN_COLUMNS, "items": COMMON, "summaries": SUMMARY_COLUMNS}
     with sqlite3.connect(partial) as db:
-        _write(db, "runs", pd.DataFrame(runs, columns=list(_run_row(Path("a/b"), {}, 0))))
-        _write(db, "items", pd.DataFrame(every, columns=COMMON))
-        _write(db, "summaries", pd.DataFrame(summaries, columns=["run", "experiment", "row", "items"]))
-        for name, rows in sorted(by_table.items()):
-            _write(db, name, pd.DataFrame(rows))
+        for name, frames in tables.items():
+            frames = [f for f in frames if len(f)] or [pd.DataFrame(columns=empty.get(name, []))]
+            joined = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+            _write(db, name, joined if name in ("runs", "summaries") else joined[_first_seen(frames)])
     os.replace(partial, target)
     return target
 
 
-def record_label(kind: str, key: str, label: int, db_file: Path | None = None) -> int:
-    """A label just filed, shown at once: every row of the store whose text it labels gets it, with its agreement
-    with the judge's verdict (the desk calls this; a rebuild reads the label file anyway). Returns the rows set."""
+def _first_seen(frames: list[pd.DataFrame]) -> list[str]:
+    """The columns of several runs' rows of one table, each where the first run that has it puts it."""
+    return list(dict.fromkeys(c for f in frames for c in f.columns))
+
+
+def record_label(kind: str, key: str, label: int | None, db_file: Path | None = None) -> int:
+    """A label just filed (or, None, taken back), shown at once: every row of the store whose text it labels gets
+    it, with its agreement with the judge's verdict (the desk calls this; a rebuild reads the label file anyway).
+    Returns the rows set."""
     db_file = db_file or store_path()
     if not db_file.exists():
         return 0
@@ -222,13 +252,19 @@ def record_label(kind: str, key: str, label: int, db_file: Path | None = None) -
             columns = {c[1] for c in db.execute(f'pragma table_info("{name}")')}
             if {"label", "judge_vs_label", "verdict", "label_kind", "label_key"} <= columns:
                 changed += db.execute(
-                    f'update "{name}" set label = ?, judge_vs_label = case when verdict is null then null '
+                    f'update "{name}" set label = ?, judge_vs_label = case when verdict is null or ? is null then null '
                     "when (verdict != 0) = (? != 0) then 'agree' else 'disagree' end "
-                    "where label_kind = ? and label_key = ?", (label, label, kind, key)).rowcount
+                    "where label_kind = ? and label_key = ?", (label, label, label, kind, key)).rowcount
     return changed
 
 
-def _write(db: sqlite3.Connection, name: str, table: pd.DataFrame) -> None:
+def _listed(table: pd.DataFrame, value: str | None = None) -> pd.DataFrame:
+    """An item table with its columns in the order a list shows them (lclab.explore.lists); `value`: the column
+    the experiment's verdict is (shown as `verdict`)."""
+    return table[column_order(table, (value, f"{value}_p") if value else ())]
+
+
+def _write(db: sqlite3.Connection, name: str, table: pd.DataFrame, append: bool = False) -> None:
     """A table as SQLite holds it: lists and dicts as JSON text, booleans as 0/1, labels as integers (a column
     of none would be text, and a label the desk writes into it later would read "1")."""
     if "label" in table:
@@ -237,4 +273,4 @@ def _write(db: sqlite3.Connection, name: str, table: pd.DataFrame) -> None:
         if table[column].map(lambda v: isinstance(v, (list, dict))).any():
             table[column] = table[column].map(lambda v: json.dumps(v, default=str) if isinstance(v, (list, dict))
                                               else v)
-    table.to_sql(name, db, index=False, if_exists="replace")
+    table.to_sql(name, db, index=False, if_exists="append" if append else "replace")

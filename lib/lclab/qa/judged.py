@@ -16,8 +16,10 @@ import pandas as pd
 
 from ..runs.runner import headline
 from ..scoring.judge_reading import Reading
-from ..scoring.labels import label_key, labels_for
+from ..scoring.labels import labels_for, row_key
 from ..stats.clusters import cluster_mean_ci
+from ..stats.corrected import corrected_difference
+from ..stats.paired import paired_effect
 
 JUDGED, MATCH = "judge_correct", "string_match"
 
@@ -32,7 +34,7 @@ def own_labels(items: pd.DataFrame, reference: str = "gold") -> pd.Series:
     """Each item's label in data/judge_labels/answer_correct.csv (NaN where its text has none)."""
     if items.empty or "response" not in items:
         return pd.Series(float("nan"), index=items.index)
-    keys = items.apply(lambda r: label_key(r["question"], r[reference], r["response"]), axis=1)
+    keys = items.apply(lambda r: row_key(r, ("question", reference, "response")), axis=1)
     return labels_for(keys, "answer_correct").set_axis(items.index)
 
 
@@ -93,3 +95,26 @@ def judge_notes(reading: Reading) -> list[str]:
         lines.append(f"{reading.uninformative_note}: every judged table, the figure and the controls read the "
                      "string match instead (the raw verdicts stay in the items)")
     return lines
+
+
+def labelled_difference(items: pd.DataFrame, arm: str, a: str, b: str, cluster: str = "qa_id") -> dict:
+    """Arm `a` − arm `b` of the judged rate, corrected by the run's own labels as the summary rows read each arm:
+    where every text of both is labelled, the labels' own paired difference (the paired test the effects table
+    uses); else PPI++ per arm, paired by `cluster` (a QA pair) in a cluster bootstrap, NaN below MIN_LABELS labels
+    in either arm (where the card's correction stands instead). Returns `labelled`, `_lo`, `_hi`, `labelled_n`
+    (the fewer labelled QA pairs of the two arms) and `labelled_by` (which of the two readings)."""
+    if JUDGED not in items or arm not in items:
+        return {"labelled": float("nan"), "labelled_lo": float("nan"), "labelled_hi": float("nan"), "labelled_n": 0,
+                "labelled_by": None}
+    sides = [items[items[arm] == name].dropna(subset=[JUDGED]).drop_duplicates(cluster).set_index(cluster)
+             for name in (a, b)]
+    shared = sides[0].index.intersection(sides[1].index)
+    labels = [own_labels(side.reset_index()).set_axis(side.index).loc[shared] for side in sides]
+    if len(shared) and all(y.notna().all() for y in labels):  # every text labelled: the labels' own difference
+        got = paired_effect(labels[0].tolist(), labels[1].tolist(), True)
+        return {"labelled": got["effect"], "labelled_lo": got["effect_lo"], "labelled_hi": got["effect_hi"],
+                "labelled_n": len(shared), "labelled_by": "every text labelled: the labels' own difference"}
+    got = corrected_difference(sides[0].loc[shared, JUDGED], labels[0], sides[1].loc[shared, JUDGED], labels[1],
+                               pd.Series(shared.astype(str)))
+    return {"labelled": got["corrected"], "labelled_lo": got["corrected_lo"], "labelled_hi": got["corrected_hi"],
+            "labelled_n": min(got["n_labelled_a"], got["n_labelled_b"]), "labelled_by": "PPI++ per arm"}

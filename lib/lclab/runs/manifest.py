@@ -137,17 +137,23 @@ def write(directory: Path, experiment: str, run_name: str, parameters: dict, sta
     return manifest
 
 
-# What a rescore leaves as the run made it: when it ran, what it cost, how its trials went (runs.rescore).
-RUN_RECORD = ("started", "ended", "wall_s", "accounting", "accounting_to_date", "notebook")
+# What a rescore leaves as the run made it: when it ran, what it cost, how its trials went, and the code and
+# machine its predictions came from (runs.rescore).
+RUN_RECORD = ("started", "ended", "wall_s", "accounting", "accounting_to_date", "notebook", "commit", "dirty",
+              "packages", "python", "machine")
 
 
 def _as_rescore(directory: Path, rescored: dict) -> dict:
     """A rescore's manifest: the scores, headline and status it computed, the run's own record kept, and the
-    rescore itself appended under `rescores` (when, how long, its calls and cache hits)."""
+    rescore itself appended under `rescores` (when, how long, its calls and cache hits, the commit and tree state
+    it scored with, and its package versions where they differ from the run's)."""
     path = directory / "manifest.json"
     run = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     event = {k: rescored[k] for k in ("started", "ended", "wall_s", "status")} | {
-        "calls": rescored["accounting"].get("calls"), "cache_hits": rescored["accounting"].get("cache_hits")}
+        "calls": rescored["accounting"].get("calls"), "cache_hits": rescored["accounting"].get("cache_hits"),
+        "commit": rescored.get("commit"), "dirty": rescored.get("dirty")}
+    if rescored.get("packages") != run.get("packages", rescored.get("packages")):
+        event["packages"] = rescored.get("packages")
     kept = {k: run[k] for k in RUN_RECORD if k in run}
     trials = {**rescored.get("trials", {}),
               **{k: v for k, v in run.get("trials", {}).items() if k in ("ran", "resumed")}}

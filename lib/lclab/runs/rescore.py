@@ -9,8 +9,9 @@ run's notebook again with the parameters it was given (recorded in its manifest)
 (`models.replay`): no item is resumed from the item log, every reply comes from the cache, and a reply that is not
 there fails its item instead of calling the model. So a fixed scorer or a new metric needs no rerun.
 
-The run's own record stays as it was: its manifest keeps when it ran, what it cost and how its trials went
-(`accounting.csv`, the index row), and the rescore is recorded beside it (the manifest's `rescores`, its calls in
+The run's own record stays as it was: its manifest keeps when it ran, what it cost, how its trials went and the
+commit, tree state and packages its predictions came from (`accounting.csv`, the index row), and the rescore is
+recorded beside it (the manifest's `rescores`, with the commit and tree state it scored with; its calls in
 `rescore_accounting.csv`, a "rescore: ..." line in `accounting_log.csv`). A rescore needs the run's model cache
 (`.cache/llm`, or LCLAB_CACHE_DIR): on a machine without it, the replay stops at the first reply it lacks.
 

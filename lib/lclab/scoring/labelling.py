@@ -36,7 +36,7 @@ import pandas as pd
 from ..runs.folders import ItemLog
 from ..text.hand_tables import read_hand_table
 from .labellers import SECOND, labeller_agreement, second_labels
-from .labels import LABELS, label_key, load_labels
+from .labels import LABELS, load_labels, row_key, unanswerable
 
 KINDS = {"answer_correct": ("question", "reference", "response"), "rag_relevance": ("question", "response"),
          "rag_faithfulness": ("question", "response", "passages")}
@@ -70,7 +70,9 @@ def sheet(kind: str, run_dir: Path, include_labelled: bool = False) -> pd.DataFr
     out = items[list(fields)].copy()
     out["cluster"] = next((items[c].astype(str) for c in ("cluster", "qa_id", "id") if c in items),
                           pd.Series(range(len(items)), index=items.index).astype(str))
-    out.insert(0, "key", [label_key(*(r[f] for f in fields)) for _, r in out.iterrows()])
+    if "answerable" in items:  # part of the key (labels.row_key), and shown to the labeller
+        out["answerable"] = items["answerable"].map(lambda v: "no" if unanswerable({"answerable": v}) else "yes")
+    out.insert(0, "key", [row_key({**r, "answerable": r.get("answerable") != "no"}, fields) for _, r in out.iterrows()])
     out = out.drop_duplicates("key")
     done = set(load_labels(kind).index) if (LABELS / f"{kind}.csv").exists() and not include_labelled else set()
     out = out[~out["key"].isin(done)]
@@ -117,6 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.agreement:
         got = labeller_agreement(args.kind)
+        if got["labellers_n"] == 0 or got["labellers_kappa"] != got["labellers_kappa"]:
+            why = ("no text has both labellers' labels" if got["labellers_n"] == 0 else
+                   "one labeller gave every text the same label, and κ is undefined until each has used both")
+            print(f"{args.kind}: two labellers, {got['labellers_n']} texts, no κ: {why}")
+            return 0
         print(f"{args.kind}: two labellers, {got['labellers_n']} texts, κ {got['labellers_kappa']:.2f} "
               f"[{got['labellers_kappa_lo']:.2f}, {got['labellers_kappa_hi']:.2f}]")
         return 0

@@ -23,6 +23,26 @@ def label_key(*texts: str) -> str:
     return hashlib.sha1(joined.encode("utf-8")).hexdigest()[:12]
 
 
+# What a text of an unanswerable item (02's `unanswerable_share`: its answer passage cut out of the context and the
+# index) is keyed with besides its texts: there abstaining is right and an answer is wrong, so "not in the text"
+# is one label on an answerable item and the opposite on its twin with the same question, reference and reply.
+UNANSWERABLE = "[unanswerable: the answer passage was cut out]"
+
+
+def unanswerable(row) -> bool:
+    """Whether an item row says its question cannot be answered from what the model read (`answerable` false;
+    a row without the column, or with it empty, is answerable)."""
+    value = row.get("answerable") if hasattr(row, "get") else None
+    return value is not None and value == value and not bool(value)
+
+
+def row_key(row, fields) -> str:
+    """The key of an item row's text: `label_key` of its `fields`, with UNANSWERABLE after them on an item that
+    cannot be answered. Everything that decides a label's correctness is in it, and an answerable item's key is
+    the hash of its texts alone, so every label filed before answerability was keyed still reads."""
+    return label_key(*(row[f] for f in fields), *([UNANSWERABLE] if unanswerable(row) else []))
+
+
 def read_label_file(path, what: str = "judge label file") -> pd.Series:
     """A label file (key, label, ...) as {key: 0/1}; a label other than 0 or 1, or a key labelled twice, is an
     error naming its rows."""

@@ -27,7 +27,7 @@ from ..stats import interval_verdict, kappa_with_ci
 from ..stats.corrected import corrected_rate
 from .baselines import THRESHOLD
 from .labellers import labeller_agreement
-from .labels import LABELS, label_key, labels_for, load_labels  # noqa: F401 (where callers find them)
+from .labels import LABELS, label_key, labels_for, load_labels, row_key  # noqa: F401 (where callers find them)
 from .score_eval import expected_calibration_error, paired_auc_difference, separation_summary
 
 MIN_LABELS = 10  # below this, a card's numbers are printed but called too few to tell
@@ -161,7 +161,7 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
         return card(metric, judge, pd.Series(dtype=object), pd.Series(dtype=float), pd.Series(dtype=object),
                     pd.Series(dtype=float), baseline, pd.Series(dtype=float))
     answered = items[items["response"].notna()] if "response" in items else items
-    keys = answered.apply(lambda r: label_key(*(r[f] for f in key_fields)), axis=1)
+    keys = answered.apply(lambda r: row_key(r, key_fields), axis=1)
     # One verdict per distinct judged text: the same answer judged at five depths is one judgment repeated
     # (the judge's prompt is identical), and counting it five times would narrow every interval falsely.
     first = ~keys.duplicated()
