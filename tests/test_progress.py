@@ -104,3 +104,13 @@ def test_a_run_whose_output_is_a_file_prints_plain_lines_of_its_calls(tmp_path):
     ledger = pd.read_csv(folder / "accounting.csv").set_index("stage").loc["total"]
     assert done[-1] == ledger["calls"] + ledger["cache_hits"] == planned
     assert json.loads((folder / "manifest.json").read_text())["status"] == "finished"
+
+
+def test_a_plan_that_cannot_be_made_is_said_in_a_line_without_credentials_and_the_lines_go_on(tmp_path):
+    def broken(notebook):
+        raise ValueError("no route to openai/q@http://lab:CANARYPASS@gpu1:8000/v1")
+
+    out = io.StringIO()
+    watch = Watch([(tmp_path / "a.ipynb", {})], broken, out)
+    assert "no plan for the live lines" in out.getvalue() and "CANARY" not in out.getvalue()
+    assert watch.line("a", {"answer": [3, 1]}, 5.0) == "   a: 4 calls, 0:05 elapsed, ? left"

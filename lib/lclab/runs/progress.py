@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from ..models.accounting import CALLS_FILE_ENV
+from ..models.specs import scrub
 
 EVERY_ENV = "LCLAB_PROGRESS_EVERY"
 
@@ -205,7 +206,8 @@ def plan_profile(plans: list[tuple[Path, dict]], defaults: Callable[[Path], dict
         print("\n!! interrupted before the first notebook: nothing ran", file=sys.stderr)
         raise SystemExit(130) from None
     except Exception as err:  # noqa: BLE001  (the live line is a convenience: a plan that fails stops no run)
-        print(f"   (no plan for the live lines: {type(err).__name__}: {err})", file=out, flush=True)
+        # (scrubbed: a served model's spec in the message may hold a password)
+        print(f"   (no plan for the live lines: {type(err).__name__}: {scrub(str(err))})", file=out, flush=True)
         return {}
     priced = [p.seconds for p in made.values() if p.priced]
     time_ = f"~{clock(sum(priced))}" if len(priced) == len(made) else \
