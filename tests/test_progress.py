@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -114,3 +115,25 @@ def test_a_plan_that_cannot_be_made_is_said_in_a_line_without_credentials_and_th
     watch = Watch([(tmp_path / "a.ipynb", {})], broken, out)
     assert "no plan for the live lines" in out.getvalue() and "CANARY" not in out.getvalue()
     assert watch.line("a", {"answer": [3, 1]}, 5.0) == "   a: 4 calls, 0:05 elapsed, ? left"
+
+
+PLANNING_FOREVER = """
+import signal, sys, time
+from pathlib import Path
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from lclab.runs.progress import plan_profile
+def slow(notebook):
+    print("planning", flush=True)
+    time.sleep(60)
+plan_profile([(Path("a.ipynb"), {})], slow, sys.stdout)
+"""
+
+
+def test_ctrl_c_while_the_run_is_planned_is_one_line_and_status_130():
+    run = subprocess.Popen([sys.executable, "-c", PLANNING_FOREVER], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, start_new_session=True)
+    assert run.stdout.readline() == "planning\n"  # the planning child is at work
+    os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C does: the runner and the planning child alike
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130 and err.strip().splitlines() == [
+        "!! interrupted before the first notebook: nothing ran"], err[-2000:]

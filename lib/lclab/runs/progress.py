@@ -190,8 +190,41 @@ class Watch:
 
 
 def plan_profile(plans: list[tuple[Path, dict]], defaults: Callable[[Path], dict], out: TextIO) -> dict[str, Planned]:
-    """Every notebook's plan, as `--plan` makes it (one scope: a call one notebook makes is a cache hit for the
-    next), with a line of its totals; none, said in a line, when a plan cannot be made (the run goes on)."""
+    """Every notebook's plan, as `--plan` makes it, with a line of its totals; none, said in a line, when a plan
+    cannot be made (the run goes on). Made in a child process (forked): the tokenizers a plan reads stayed in the
+    runner otherwise, ~240 MB for the default profile, beside the kernels and their models for the whole run."""
+    import multiprocessing
+
+    for stream in (out, sys.stdout, sys.stderr):
+        stream.flush()  # the child's copy of an unflushed buffer would be printed twice
+    fork = multiprocessing.get_context("fork")
+    receive, send = fork.Pipe(duplex=False)
+    child = fork.Process(target=_plan_into, args=(send, plans, defaults), daemon=True)
+    try:
+        child.start()
+        send.close()
+        try:
+            made, why = receive.recv()
+        except EOFError:  # it ended before sending (killed, out of memory)
+            made, why = None, "the planning process ended without a plan"
+        child.join()
+    except KeyboardInterrupt:  # Ctrl-C while planning (the child has it too): the runner's own line
+        print("\n!! interrupted before the first notebook: nothing ran", file=sys.stderr)
+        raise SystemExit(130) from None
+    if made is None:
+        print(f"   (no plan for the live lines: {why})", file=out, flush=True)
+        return {}
+    priced = [p.seconds for p in made.values() if p.priced]
+    time_ = f"~{clock(sum(priced))}" if len(priced) == len(made) else \
+        f"~{clock(sum(priced))} + what it cannot price" if priced else "time not known before its calls"
+    print(f"   plan: {sum(p.calls for p in made.values())} calls, {time_} (./run_all.sh --plan: per stage)",
+          file=out, flush=True)
+    return made
+
+
+def _plan_into(send, plans: list[tuple[Path, dict]], defaults: Callable[[Path], dict]) -> None:
+    """In the child: the plans (one scope, as --plan: a call one notebook makes is a cache hit for the next), sent
+    back as {notebook: Planned}, or None and why."""
     from ..planning import machine
     from ..planning.experiment_plan import plan_notebook
     from ..planning.plan import new_plan, plan_scope
@@ -202,16 +235,9 @@ def plan_profile(plans: list[tuple[Path, dict]], defaults: Callable[[Path], dict
         new_plan()
         with plan_scope():
             made = {nb.stem: planned(plan_notebook(nb.stem, params, defaults(nb))) for nb, params in plans}
-    except KeyboardInterrupt:  # Ctrl-C while planning: the runner's own line, not a traceback
-        print("\n!! interrupted before the first notebook: nothing ran", file=sys.stderr)
-        raise SystemExit(130) from None
+        send.send((made, None))
+    except KeyboardInterrupt:
+        os._exit(130)  # the runner says it
     except Exception as err:  # noqa: BLE001  (the live line is a convenience: a plan that fails stops no run)
         # (scrubbed: a served model's spec in the message may hold a password)
-        print(f"   (no plan for the live lines: {type(err).__name__}: {scrub(str(err))})", file=out, flush=True)
-        return {}
-    priced = [p.seconds for p in made.values() if p.priced]
-    time_ = f"~{clock(sum(priced))}" if len(priced) == len(made) else \
-        f"~{clock(sum(priced))} + what it cannot price" if priced else "time not known before its calls"
-    print(f"   plan: {sum(p.calls for p in made.values())} calls, {time_} (./run_all.sh --plan: per stage)",
-          file=out, flush=True)
-    return made
+        send.send((None, f"{type(err).__name__}: {scrub(str(err))}"))
