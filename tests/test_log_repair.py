@@ -147,7 +147,8 @@ def test_a_label_file_saved_without_its_last_newline_keeps_that_label_and_one_cu
     saved, cut = tmp_path / "saved.csv", tmp_path / "cut.csv"
     saved.write_text("key,label\na,1")  # a text editor's save: the last row whole, no newline
     cut.write_text("key,label\na,1\nb")  # a kill in the middle of row b
-    _append(saved, ["key", "label"], {"key": "c", "label": 0})
+    with pytest.warns(UserWarning, match="whole and is kept"):
+        _append(saved, ["key", "label"], {"key": "c", "label": 0})
     with pytest.warns(UserWarning, match="cut short"):
         _append(cut, ["key", "label"], {"key": "c", "label": 0})
     assert pd.read_csv(saved)["key"].tolist() == ["a", "c"]
