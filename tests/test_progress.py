@@ -137,3 +137,13 @@ def test_ctrl_c_while_the_run_is_planned_is_one_line_and_status_130():
     out, err = run.communicate(timeout=60)
     assert run.returncode == 130 and err.strip().splitlines() == [
         "!! interrupted before the first notebook: nothing ran"], err[-2000:]
+
+
+def test_a_stage_with_every_call_cached_costs_no_time_even_where_its_model_cannot_be_priced():
+    from lclab.runs.progress import planned
+
+    rows = [{"stage": "answer", "gateway_stage": "answer", "calls": 4, "cached": 0, "seconds": 40.0},
+            {"stage": "judge (served)", "calls": 4, "cached": 4, "seconds": math.nan},
+            {"stage": "start (kernel, imports, model loads; declared)", "calls": 0, "cached": 0, "seconds": 6.0}]
+    plan = planned(rows)
+    assert plan.priced and plan.seconds == 46.0 and plan.calls == 8 and plan.stages[1] == ("judge", 0, 0.0)

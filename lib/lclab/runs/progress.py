@@ -55,7 +55,8 @@ def planned(rows: list[dict]) -> Planned:
             plan.start += r["seconds"]
             continue
         stage = r.get("gateway_stage") or r["stage"].split(" (")[0].split(",")[0]  # an embed row has none
-        plan.stages.append((stage, r["calls"] - r["cached"], float(r["seconds"])))
+        to_make = r["calls"] - r["cached"]  # none to make: no time, even where the plan could not have priced one
+        plan.stages.append((stage, to_make, float(r["seconds"]) if to_make else 0.0))
         plan.calls += r["calls"]
     return plan
 
@@ -112,7 +113,10 @@ class Calls:
         self._offset += len(data)
         *whole, self._rest = (self._rest + data).split(b"\n")  # a line being written is read next time
         for line in whole:
-            stage, made, hits = json.loads(line)
+            try:
+                stage, made, hits = json.loads(line)
+            except ValueError:  # not the kernel's line (the file is the runner's to name): not a call
+                continue
             tally = self.seen.setdefault(stage, [0, 0])
             tally[0], tally[1] = tally[0] + made, tally[1] + hits
         return self.seen
