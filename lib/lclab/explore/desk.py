@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..planning.design import PRIOR_JUDGE, ppi_half_width
+from ..recoveries import appending
 from ..scoring import labels as label_files
 from ..scoring.labellers import labeller_agreement
 from ..scoring.labelling import KINDS, draw, sheet
@@ -191,18 +192,16 @@ def _remove(path: Path, key: str) -> None:
     os.replace(partial, path)
 
 
+def _fields(line: bytes) -> int:
+    return len(next(csv.reader([line.decode("utf-8", errors="replace")]), []))
+
+
 def _append(path: Path, columns: list[str], row: dict) -> None:
     """One CSV row added to `path` and flushed to disk (the header first for a new file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists() or not path.stat().st_size
-    if not new:
-        with open(path, "rb") as fh:  # a file a text editor saved without a final newline
-            fh.seek(-1, os.SEEK_END)
-            ends = fh.read(1) == b"\n"
-        if not ends:
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write("\n")
-    with open(path, "a", newline="", encoding="utf-8") as fh:
+    # A last row a text editor saved without its newline is whole (all its fields) and kept; one a kill cut short
+    # is moved aside (recoveries.repair_tail), so the new row never joins it.
+    with appending(path, whole=lambda last: _fields(last) == len(columns), newline="") as fh:
+        new = not path.stat().st_size
         writer = csv.DictWriter(fh, columns, extrasaction="ignore", lineterminator="\n")
         if new:
             writer.writeheader()

@@ -19,6 +19,8 @@ started through `lclab.runs.parallel.map_items`.
 from __future__ import annotations
 
 import contextvars
+import json
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -123,6 +125,8 @@ class Accounting:
     def add(self, stage: str, **counts: float) -> None:
         """Add to named counters, e.g. `add("judge", calls=1, prompt_tokens=120)`."""
         self._bump("_stages", stage, counts)
+        if self is ACCOUNTING and ("calls" in counts or "cache_hits" in counts):
+            _tell(stage, counts.get("calls", 0), counts.get("cache_hits", 0))
 
     def note_model(self, stage: str, model: str) -> None:
         """Record that `stage` asked `model` (its row's `model` column; a run's speed is recorded per model)."""
@@ -233,3 +237,30 @@ class Accounting:
 
 
 ACCOUNTING = Accounting()
+
+# The runner behind ./run_all.sh names a file here for the notebook it runs (lclab.runs.progress): the kernel appends
+# a line per call to it, [stage, calls made, cache hits], and the runner, another process, reads them for its live
+# line. A line each (not a table rewritten): a call costs one small write to a file kept open.
+CALLS_FILE_ENV = "LCLAB_CALLS_FILE"
+_told: dict = {"path": None, "file": None}
+_told_lock = threading.Lock()
+
+
+def _tell(stage: str, calls: float, hits: float) -> None:
+    path = os.environ.get(CALLS_FILE_ENV)
+    if not path:
+        return
+    with _told_lock:
+        if _told["path"] != path:
+            if _told["file"] is not None:
+                _told["file"].close()
+            _told.update(path=path, file=None)
+            try:
+                _told["file"] = open(path, "a", encoding="utf-8")
+            except OSError as err:  # the live line only shows less; the run's own records are untouched
+                import warnings
+
+                warnings.warn(f"the runner's calls file {path} cannot be written ({err}): its live line stops")
+        if _told["file"] is not None:
+            _told["file"].write(json.dumps([stage, calls, hits]) + "\n")
+            _told["file"].flush()

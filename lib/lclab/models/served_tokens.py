@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx
 
+from ..recoveries import appending
 from .json_posts import JsonPoster, can_post_plainly
 
 # How the stored counts are keyed (_stored_key); a store keyed another way is left alone, and its texts counted again.
@@ -78,8 +79,7 @@ class ServedTokenizer:
         if n is not None:
             with self._lock:
                 self._kept[key] = n
-                self._store_path.parent.mkdir(parents=True, exist_ok=True)
-                with open(self._store_path, "a", encoding="utf-8") as fh:
+                with appending(self._store_path) as fh:  # shared by processes: locked, its cut line repaired
                     fh.write(json.dumps([key, n]) + "\n")
         return n
 

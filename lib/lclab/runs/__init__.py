@@ -8,6 +8,7 @@
     params.py     notebook parameters checked against their declarations before anything loads
     notebooks.py  executing the notebooks under a profile (python -m lclab.runs.notebooks, run_all.sh)
     kernels.py    how a notebook's kernel is started: IPC, one progress line per loop, its log in a file
+    progress.py   the runner's live line per notebook: calls done of planned, time left (from the plan)
     report.py     results/report/index.html (python -m lclab.runs.report)
     profile_table.py  the planned calls of the profiles the README quotes (python -m lclab.runs.profile_table)
 """

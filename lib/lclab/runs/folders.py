@@ -16,7 +16,7 @@ from typing import Iterable
 import pandas as pd
 
 from .. import paths
-from ..recoveries import recovered
+from ..recoveries import appending, recovered, repair_tail
 from ..models.replay import replaying
 from ..paths import write_atomic  # noqa: F401 (run code finds it here)
 
@@ -46,23 +46,6 @@ def fingerprint(*parts) -> str:
     """
     canonical = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:12]
-
-
-def repair_tail(path: Path) -> str | None:
-    """Cut a last line left without its newline (a kill or a full disk mid-write) off a JSONL file, into
-    `<file>.damaged` beside it, so that the file stays readable line by line (`pd.read_json(lines=True)`) and the
-    next row starts a line of its own. Returns what was done, for the reader, or None when the file was whole."""
-    data = path.read_bytes() if path.exists() else b""  # read once per run, as ItemLog.done() reads it anyway
-    if not data or data.endswith(b"\n"):
-        return None
-    start = data.rfind(b"\n") + 1
-    damaged = path.with_name(path.name + ".damaged")
-    with open(damaged, "ab") as out:
-        out.write(data[start:] + b"\n")
-    with open(path, "rb+") as fh:
-        fh.truncate(start)
-    return (f"{path.name}: its last line was cut short ({len(data) - start} bytes, from an interrupted write); "
-            f"moved to {damaged.name}, and its item is redone")
 
 
 class ItemLog:
@@ -217,9 +200,12 @@ def log_accounting(directory: Path, started: str, status: str, table: pd.DataFra
     rows = table.assign(invocation=started, status=status)
     rows = rows[["invocation", "status", *table.columns]]
     path = Path(directory) / ACCOUNTING_LOG
-    if path.exists():  # a log begun by an older version keeps its columns (it had no `model` column)
-        rows = rows.reindex(columns=pd.read_csv(path, nrows=0).columns)
-    rows.to_csv(path, mode="a", header=not path.exists(), index=False)
+    # A machine-written CSV row cut short cannot be told from a whole one by its fields (a number cut to its
+    # first digits still parses): a last line without its newline is always moved aside (whole=None).
+    with appending(path, whole=None, newline="") as fh:
+        if path.stat().st_size:  # a log begun by an older version keeps its columns (it had no `model` column)
+            rows = rows.reindex(columns=pd.read_csv(path, nrows=0).columns)
+        rows.to_csv(fh, header=not path.stat().st_size, index=False)
 
 
 def accounting_to_date(directory: Path) -> dict:

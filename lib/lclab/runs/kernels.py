@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -44,6 +45,16 @@ def quiet_kernel(log: Path) -> dict:
     config.KernelManager.ip = str(Path(tempfile.mkdtemp(prefix="lclab-kernel-")) / "ipc")
     os.environ["LCLAB_PROGRESS"] = "final"  # inherited by the kernel
     return {"config": config, "kernel_manager_class": KernelLoggingToFile}
+
+
+def interrupted(notebook: Path, working: Path, output: Path) -> int:
+    """Ctrl-C in ./run_all.sh: one line (the run's own cleanup has written its manifest and accounting), exit
+    status 130; the notebook's executed copy, as far as it got, moved into place."""
+    if working.exists():
+        os.replace(working, output)
+    print(f"\n!! interrupted in {notebook.name}: finished items are kept; the same command resumes it",
+          file=sys.stderr)
+    return 130
 
 
 def on_interrupt() -> None:

@@ -25,11 +25,12 @@ from ..models.cache import check_writable
 from ..models.errors import CacheError, ContextLengthError
 from ..models.specs import scrub
 from ..paths import PARAMS, REPO
-from .kernels import INTERRUPTED, on_interrupt, quiet_kernel
+from .kernels import INTERRUPTED, interrupted, on_interrupt, quiet_kernel
 from .manifest import NOTEBOOK_ENV, failed_runs_since, terminal_notes_since
 from .naming import executed_dir, model_slug, without_credentials
 from .params import ParameterError, check_all, literal
 from .preflight import judge_is_answerer, models_to_load, one_line_warnings, still_to_fetch
+from .progress import Watch
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -101,15 +102,6 @@ def parameters_for(notebook: Path, profile: dict, model: str | None = None) -> d
         params["run_name"] = f"{base}-{model_slug(model)}"
     check_all(notebook.stem, declared, params)
     return {name: without_credentials(value) for name, value in params.items()}
-
-
-def _interrupted(notebook: Path, working: Path, output: Path) -> int:
-    """Ctrl-C: one line (the run's own cleanup has written its manifest and accounting), exit status 130."""
-    if working.exists():
-        os.replace(working, output)
-    print(f"\n!! interrupted in {notebook.name}: finished items are kept; the same command resumes it",
-          file=sys.stderr)
-    return 130
 
 
 def local_models_needed(plans: list[tuple[Path, dict]]) -> list[str]:
@@ -239,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     timings, failed, refused, with_copy = [], [], [], []
     # Executed copies go beside the profile's, not over them: a --model run is a run of its own.
     executed = executed_dir(args.profile, args.model)
+    watch = Watch(plans, notebook_defaults)  # each notebook's plan, for its live line of calls and time left
     for nb, params in plans:
         output = executed / nb.name
         # Executed under a name of this process's own, and moved into place when done: a second process refused
@@ -249,16 +242,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"   {line}", flush=True)
         started = time.time()
         try:
-            seconds = execute(nb, params, working)
+            with watch.notebook(nb.stem, working.with_suffix(".calls")):
+                seconds = execute(nb, params, working)
         except KeyboardInterrupt:
-            return _interrupted(nb, working, output)
+            return interrupted(nb, working, output)
         except Exception as err:  # noqa: BLE001  (report, keep going with the other notebooks)
             failed.append(nb.name)
             # papermill's error carries the cell's exception: its type and message first, in one line (the
             # coloured traceback is in the executed notebook).
             kind, message = getattr(err, "ename", type(err).__name__), getattr(err, "evalue", str(err))
             if kind == "KeyboardInterrupt" or INTERRUPTED.is_set():  # Ctrl-C; the kernel may be gone
-                return _interrupted(nb, working, output)
+                return interrupted(nb, working, output)
             if kind in ("RunLockedError", "RunFolderError"):  # it never started: its last executed copy stays
                 failed.pop()
                 refused.append(nb.name)

@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 
 from ..models.sent import listening
+from ..recoveries import appending
 from .folders import ItemLog
 
 
@@ -46,7 +47,7 @@ class PromptLog:
                 same = prompt == sample_input
                 line = {"key": json.loads(named), "stage": stage, "model": model, "prompt_sha256": sha,
                         **({"as_input": True} if same else {"prompt": prompt})}
-                with open(self.path, "a", encoding="utf-8") as fh:
+                with appending(self.path) as fh:  # a line a kill cut short moved aside first (recoveries)
                     fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
 
         with listening(heard):

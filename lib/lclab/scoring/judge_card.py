@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..recoveries import appending
 from ..stats.card import card_statistics
 from . import shipped_cards
 from .card_store import judging, kept_verdicts, prompt_id, store_path
@@ -90,7 +91,7 @@ def _judged(judge: str, k, todo: list, path: Path, kept: dict, progress: bool) -
             row = {"prompt": prompt_id(prompt), "key": r.key, "verdict": None, "p": None, "source": None,
                    "unscored": f"{type(err).__name__}: {err}"}
         if row["verdict"] is not None or row["source"] is not None:  # a call that failed is asked again next time
-            with open(path, "a", encoding="utf-8") as fh:
+            with appending(path) as fh:  # a verdict line a kill cut short is moved aside first (recoveries)
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         kept[row["prompt"]] = row
     return kept
