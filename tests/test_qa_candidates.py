@@ -126,7 +126,7 @@ def test_the_plan_walks_the_candidates_through_the_same_probes_as_the_run(monkey
     rows, finals = planned_generation("nb", "make_qa_set", "fake/answerer", [passage], where={"z#0": where})
     assert {r["gateway_stage"]: r["calls"] for r in rows} == {"qa_generation": 1, generate.ROUND_TRIP: 2,
                                                              generate.CLOSED_BOOK: 1}
-    assert finals == [{"question": row["question"], "answer": row["answer"]}]
+    assert finals == [{"question": row["question"], "answer": row["answer"], "kept": True}]
 
 
 def test_a_study_is_sized_by_its_pairs_and_a_second_run_samples_only_new_passages(tmp_path, monkeypatch):
