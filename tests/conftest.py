@@ -132,6 +132,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_explorer(env: dict | None = None, page: str = "/lab") -> tuple[subprocess.Popen, str]:
+    """`python -m lclab.explore` on a free port with `env` added to the environment, once `page` answers 200
+    (within 120 s): (the server, its base URL). The caller terminates it."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "lclab.explore", "--port", str(port)], env=os.environ | (env or {}),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    started = time.perf_counter()
+    while time.perf_counter() - started < 120:
+        try:
+            if httpx.get(f"{base}{page}", timeout=2).status_code == 200:
+                break
+        except httpx.TransportError:
+            if server.poll() is not None:
+                pytest.fail(f"the explorer did not start:\n{server.stdout.read()}")
+            time.sleep(0.5)
+    return server, base
+
+
 def stable_port(name: str) -> int:
     """A loopback port of this checkout's own for the server `name` (a free one where it is taken): a served model's
     replies are cached under its URL, so the same port lets a warm rerun read what an earlier session's server

@@ -10,8 +10,6 @@ import os
 import re
 import shutil
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +18,7 @@ import pandas as pd
 import pytest
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 
-from conftest import BROWSER_SKIP, free_port
+from conftest import BROWSER_SKIP, start_explorer
 
 pytestmark = pytest.mark.slow
 BUSY_PROCESSES = 2
@@ -66,20 +64,7 @@ def lab(tmp_path_factory, card_store, embedding_cache):
     finally:
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "lclab.explore", "--port", str(port)],
-                              env=os.environ | env | {"OPENAI_API_KEY": CANARY}, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    while time.perf_counter() - started < 120:
-        try:
-            if httpx.get(f"{base}/lab", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            if server.poll() is not None:
-                pytest.fail(f"the explorer did not start:\n{server.stdout.read()}")
-            time.sleep(0.5)
+    server, base = start_explorer(env | {"OPENAI_API_KEY": CANARY})
     yield {"base": base, "out": out, "labels": labels, "run": out / "results" / "depth_sweep" / "smoke", "env": env}
     server.terminate()
     server.wait(timeout=30)

@@ -5,16 +5,12 @@ headline and the summary rows that the labels imply, agreeing with each other an
 import json
 import os
 import re
-import subprocess
-import sys
-import time
 
-import httpx
 import pandas as pd
 import pytest
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
 
-from conftest import free_port
+from conftest import start_explorer
 from test_explore import chromium  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow
@@ -38,19 +34,7 @@ def served(tmp_path_factory, card_store, embedding_cache):
     finally:
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "lclab.explore", "--port", str(port)], env=os.environ | env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    while time.perf_counter() - started < 120:
-        try:
-            if httpx.get(f"{base}/lab", timeout=2).status_code == 200:
-                break
-        except httpx.TransportError:
-            if server.poll() is not None:
-                pytest.fail(f"the explorer did not start:\n{server.stdout.read()}")
-            time.sleep(0.5)
+    server, base = start_explorer(env)
     yield {"base": base, "run": out / "results" / "context_vs_rag" / "smoke", "env": env}
     server.terminate()
     server.wait(timeout=30)

@@ -6,9 +6,6 @@ In-process: the page is blind (no check result or verdict in its HTML), a remove
 qa_rejected.csv, a double submit goes on to the next pair, a write from another origin is refused."""
 
 import re
-import subprocess
-import sys
-import time
 from urllib.parse import urlencode
 
 import httpx
@@ -16,7 +13,7 @@ import pandas as pd
 import pytest
 from lclab.qa.review_desk import REJECTED, REVIEW, SECOND, ReviewDesk
 
-from conftest import free_port
+from conftest import free_port, start_explorer
 from qa_run import CHECKS, write_run
 from test_explore import chromium  # noqa: F401 (the fixture: Debian's Chromium, or the lab's browser skip)
 from test_explore_guard import call
@@ -132,18 +129,8 @@ def test_a_new_reviewer_reviews_ten_pairs_by_keyboard_closes_the_browser_and_a_s
     from playwright.sync_api import sync_playwright
 
     run = write_run(tmp_path / "results")
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "lclab.explore", "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
+    server, base = start_explorer(page="/-/qa")
     try:
-        for _ in range(240):
-            try:
-                if httpx.get(f"{base}/-/qa", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                assert server.poll() is None, server.stdout.read()
-                time.sleep(0.5)
         given = {}
         with sync_playwright() as p:
             for session in range(2):  # the browser closed half-way, and opened again
