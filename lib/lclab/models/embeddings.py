@@ -10,7 +10,35 @@ Specs:
     openai/text-embedding-3-small  OpenAI (OPENAI_API_KEY), or OPENAI_BASE_URL's server
 
 Accounting: the `embed` stage counts one call per text embedded and one cache
-hit per text found in the cache.
+hit per text found in the cache, names the embedder (its row's `model`), and its
+model time is the batches' encoding and cache writes, not the embedder's load (a
+plan prices the load in the notebook's start row). A run's seconds per text
+embedded are kept for this machine's plans (lclab.planning.speed.record_embedding).
+
+Why a notebook's embed stage measured ~50-60 ms a text against the probe's 27-35 ms
+(#91 §4), read from the code, none timed yet (hypotheses to measure):
+1. The load was in it: the model loads lazily on the first batch not cached, and
+   that batch's time held torch's and sentence-transformers' imports and the weights'
+   read (the probe loads first, then times). 03's smoke, 373 texts at the probe's
+   ~29 ms, is ~11 s; its 21.7 s leaves ~11 s, about one cold load (the reference
+   machine's probe loaded in 7 s on idle cores). Now kept out.
+2. The stage's wall_s spans from its first embed call to its last: in 03 that holds
+   every set's Chroma collection, index writes and searches between them (stages
+   "index", "search"). model_s does not; a figure read from wall_s is not embedding.
+3. The probe is the fastest of its tries on whatever else the cores did then; a run
+   is one long try on cores other engineers' work shares (2 cores here).
+4. Batches: a run embeds each set's chunks in one call and each question alone
+   (embed_query, a batch of one), each call paying encode()'s fixed cost; the probe
+   embeds 64 equal passages in batches of 32. Questions are short, chunks about the
+   probe's passage (200 cl100k tokens), so lengths alone should make a run faster.
+5. Threads beside llama.cpp: torch computes with 2 threads here, as llama.cpp does,
+   and a process loads one libgomp.so.1, whichever comes first (llama.cpp's is the
+   system's, torch ships its own: a kernel that imports llama_cpp first runs torch on
+   the system's; checked in /proc/self/maps), so both share one OpenMP pool: no
+   oversubscribed cores, and the pool's threads spinning after a llama.cpp call are
+   the ones torch's next region uses. 03 embeds in its retrieve step, before any
+   answer, so no llama.cpp call runs beside it. Setting torch's threads at load
+   would change nothing here (2 = 2).
 """
 
 from __future__ import annotations
@@ -60,6 +88,9 @@ class Embedder:
     def _embed_uncached(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
 
+    def _load(self) -> None:
+        """Load what the first batch would (a local model's weights); nothing for a fake or remote embedder."""
+
     @cached_property
     def dimension(self) -> int:
         return int(self.embed([DIMENSION_PROBE]).shape[1])
@@ -78,17 +109,20 @@ class Embedder:
             vectors.append(None if hit is None else np.asarray(hit["vector"], dtype=np.float32))
         missing = [i for i, v in enumerate(vectors) if v is None]
         ACCOUNTING.add(STAGE, cache_hits=len(texts) - len(missing))
+        ACCOUNTING.note_model(STAGE, self.spec)
         if missing:
             refuse_call(STAGE, f"the embeddings of {len(missing)} texts")
+            self._load()  # before the clock: a text's time is its encoding, not the model's load
         for lo in range(0, len(missing), self.batch_size):
             batch = missing[lo : lo + self.batch_size]
             t0 = time.perf_counter()
             fresh = self._embed_uncached([texts[i] for i in batch])
-            ACCOUNTING.add(STAGE, calls=len(batch), model_seconds=time.perf_counter() - t0)
             for i, vector in zip(batch, fresh):
                 vector = _unit(vector)
                 cache.put({"embedder": self.identity, "text": texts[i]}, {"vector": vector.tolist()})
                 vectors[i] = vector
+            # the cache's writes in it, as the probe (lclab.planning.probe) times a text
+            ACCOUNTING.add(STAGE, calls=len(batch), model_seconds=time.perf_counter() - t0)
         ACCOUNTING.span(STAGE, started)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
@@ -147,6 +181,9 @@ class SentenceTransformerEmbedder(Embedder):
 
                 _models[key] = SentenceTransformer(str(self.folder), device="cpu")
             return _models[key]
+
+    def _load(self) -> None:
+        self.model  # noqa: B018  (torch and sentence-transformers imported, the weights read, once per process)
 
     @property
     def max_tokens(self) -> int:
