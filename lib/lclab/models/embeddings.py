@@ -19,26 +19,26 @@ Why a notebook's embed stage measured ~50-60 ms a text against the probe's 27-35
 (#91 §4), read from the code, none timed yet (hypotheses to measure):
 1. The load was in it: the model loads lazily on the first batch not cached, and
    that batch's time held torch's and sentence-transformers' imports and the weights'
-   read (the probe loads first, then times). 03's smoke, 373 texts at the probe's
-   ~29 ms, is ~11 s; its 21.7 s leaves ~11 s, about one cold load (the reference
-   machine's probe loaded in 7 s on idle cores). Now kept out.
-2. The stage's wall_s spans from its first embed call to its last: in 03 that holds
-   every set's Chroma collection, index writes and searches between them (stages
-   "index", "search"). model_s does not; a figure read from wall_s is not embedding.
-3. The probe is the fastest of its tries on whatever else the cores did then; a run
-   is one long try on cores other engineers' work shares (2 cores here).
-4. Batches: a run embeds each set's chunks in one call and each question alone
-   (embed_query, a batch of one), each call paying encode()'s fixed cost; the probe
-   embeds 64 equal passages in batches of 32. Questions are short, chunks about the
-   probe's passage (200 cl100k tokens), so lengths alone should make a run faster.
-5. Threads beside llama.cpp: torch computes with 2 threads here, as llama.cpp does,
+   read (the probe loads first, then times). 03 embeds before its kernel's first
+   model call: 373 texts at ~29 ms is ~11 s, its 21.7 s leaves ~11 s, about one
+   cold load (the reference machine's probe loaded in 7 s on idle cores). Now kept out.
+2. Lengths: 03's 2,000-character chunks are 426 tokens in the median (320 of the
+   default corpus's 382 cut at the model's 256, most batches padded to it), the
+   probe's passage 191: by MiniLM's shapes ~1.4x the compute a text. 02's and 06's
+   200-token chunks are nearer the probe's.
+3. The stage's wall_s spans its first embed call to its last: 03's Chroma writes and
+   searches between them, 02's collection per set. model_s does not.
+4. The probe is the fastest of its tries; a run is one long try on cores that other
+   work shares (2 cores here).
+5. Batches: 03 embeds its chunks in one call (batches of 32) and each question alone
+   (embed_query: a batch of one, each paying encode()'s fixed cost).
+6. Threads beside llama.cpp: torch computes with 2 threads here, as llama.cpp does,
    and a process loads one libgomp.so.1, whichever comes first (llama.cpp's is the
-   system's, torch ships its own: a kernel that imports llama_cpp first runs torch on
-   the system's; checked in /proc/self/maps), so both share one OpenMP pool: no
-   oversubscribed cores, and the pool's threads spinning after a llama.cpp call are
-   the ones torch's next region uses. 03 embeds in its retrieve step, before any
-   answer, so no llama.cpp call runs beside it. Setting torch's threads at load
-   would change nothing here (2 = 2).
+   system's, torch ships its own; checked in /proc/self/maps), so both share one
+   OpenMP pool: no oversubscribed cores, and the pool's threads spinning after a
+   llama.cpp call are the ones torch's next region uses. 02 and 03 embed before any
+   answer or score, so no llama.cpp call runs beside them. Setting torch's threads
+   at load would change nothing here (2 = 2).
 """
 
 from __future__ import annotations
