@@ -182,3 +182,84 @@ def test_the_probe_scores_as_many_alternatives_as_the_lab_reads():
     from lclab.scoring.logprob import TOP_LOGPROBS
 
     assert SCORED_ALTERNATIVES == TOP_LOGPROBS
+
+
+EMBEDDER = "local/all-MiniLM-L6-v2"
+
+
+def test_a_machine_whose_notebooks_embedded_slower_than_its_probe_plans_at_what_its_runs_measured(record):
+    # #91 §4: the probe embedded a passage in 27 ms, this machine's notebooks took ~55 ms a text: 03's 373 texts
+    # are priced at the runs' median (a run on busy cores, 200 ms a text, does not move it), not at the probe.
+    from lclab.planning import probe
+    from lclab.planning.plan import planned_embeddings
+    from lclab.planning.speed import MIN_EMBEDDED, record_embedding, speed_factor
+
+    texts = [f"chunk {i} of a document set" for i in range(372)]  # and the store's dimension probe: 373
+    probe._keep(EMBEDDER, {"embed_s_per_text": 0.027, "load_s": 7.0})
+    before = planned_embeddings("03", EMBEDDER, texts)
+    assert before["priced_at"] == "probe" and before["seconds"] == pytest.approx(373 * 0.027)
+    for per_text in (0.054, 0.055, 0.2):
+        record_embedding(EMBEDDER, 373, 373 * per_text)
+    record_embedding(EMBEDDER, MIN_EMBEDDED - 1, 100.0)  # a batch's fixed cost, not a speed: not kept
+    after = planned_embeddings("03", EMBEDDER, texts)
+    assert after["priced_at"] == "measured in 3 runs"
+    assert after["seconds"] == pytest.approx(373 * 0.055) and 20 < after["seconds"] < 21
+    assert speed_factor(EMBEDDER) == (1.0, "median of 3 runs' embed stages measured here (55 ms a text; "
+                                           "the probe's 27 ms)")
+    probe._keep(EMBEDDER, {"embed_s_per_text": 0.03, "load_s": 7.0})  # probed again: the runs still price it
+    assert planned_embeddings("03", EMBEDDER, texts)["priced_at"] == "measured in 3 runs"
+
+
+def test_an_embedder_without_runs_is_priced_at_its_probe_else_the_reference_else_its_declared_figure(record):
+    from lclab.planning import probe
+    from lclab.planning.speed import REFERENCE, _priced, embed_basis
+
+    assert embed_basis(EMBEDDER, 0.11) == (_priced(EMBEDDER, probed=False)["embed_s_per_text"], "reference")
+    assert "embed_s_per_text" in REFERENCE["models"][EMBEDDER]
+    probe._keep(EMBEDDER, {"embed_s_per_text": 0.033, "load_s": 13.0})
+    assert embed_basis(EMBEDDER, 0.11) == (0.033, "probe")
+    assert embed_basis("local/some/other-model", 0.2) == (0.2, "declared")
+
+
+def test_a_runs_embed_stage_is_recorded_as_seconds_per_text_from_its_accounting_table(record):
+    from lclab.models.accounting import Accounting
+    from lclab.planning.speed import _entry, record_embeddings
+
+    ledger = Accounting()
+    ledger.note_model("embed", EMBEDDER)
+    ledger.add("embed", calls=400, cache_hits=20, model_seconds=22.0)
+    ledger.add("answer", calls=3, model_seconds=9.0)
+    table = ledger.table()
+    record_embeddings(table[table["stage"] == "embed"])
+    assert _entry(EMBEDDER)["embed_runs"] == [0.055]
+    fake = Accounting()
+    fake.note_model("embed", "fake/embedder")  # a fake or remote embedder is no speed of this machine's
+    fake.add("embed", calls=400, model_seconds=1.0)
+    record_embeddings(fake.table()[fake.table()["stage"] == "embed"])
+    assert not _entry("fake/embedder") and _entry(EMBEDDER)["embed_runs"] == [0.055]
+
+
+def test_the_embed_stage_times_its_texts_and_their_cache_writes_not_the_embedders_load(monkeypatch, tmp_path):
+    # A clock that the load moves by 100 s and each batch by 1 s: the stage's model time is the batches' alone.
+    from types import SimpleNamespace
+
+    from lclab.models import embeddings
+    from lclab.models.accounting import ACCOUNTING
+
+    clock = [0.0]
+
+    class Loading(embeddings.FakeEmbedder):
+        def _load(self):
+            clock[0] += 100.0
+
+        def _embed_uncached(self, texts):
+            clock[0] += 1.0
+            return super()._embed_uncached(texts)
+
+    monkeypatch.setenv("LCLAB_EMBEDDING_CACHE_DIR", str(tmp_path / "embeddings"))
+    monkeypatch.setattr(embeddings, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    with ACCOUNTING.scope() as ledger:
+        Loading("fake/loading").embed([f"text {i}" for i in range(40)])  # two batches of at most 32
+    stage = ledger.get("embed")
+    assert (stage.calls, stage.model_seconds) == (40, 2.0)
+    assert ledger.models_of("embed") == {"fake/loading"}

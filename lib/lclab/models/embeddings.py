@@ -10,7 +10,35 @@ Specs:
     openai/text-embedding-3-small  OpenAI (OPENAI_API_KEY), or OPENAI_BASE_URL's server
 
 Accounting: the `embed` stage counts one call per text embedded and one cache
-hit per text found in the cache.
+hit per text found in the cache, names the embedder (its row's `model`), and its
+model time is the batches' encoding and cache writes, not the embedder's load (a
+plan prices the load in the notebook's start row). A run's seconds per text
+embedded are kept for this machine's plans (lclab.planning.speed.record_embedding).
+
+Why a notebook's embed stage measured ~50-60 ms a text against the probe's 27-35 ms
+(#91 §4), read from the code, none timed yet (hypotheses to measure):
+1. The load was in it: the model loads lazily on the first batch not cached, and
+   that batch's time held torch's and sentence-transformers' imports and the weights'
+   read (the probe loads first, then times). 03 embeds before its kernel's first
+   model call: 373 texts at ~29 ms is ~11 s, its 21.7 s leaves ~11 s, about one
+   cold load (the reference machine's probe loaded in 7 s on idle cores). Now kept out.
+2. Lengths: 03's 2,000-character chunks are 426 tokens in the median (320 of the
+   default corpus's 382 cut at the model's 256, most batches padded to it), the
+   probe's passage 191: by MiniLM's shapes ~1.4x the compute a text. 02's and 06's
+   200-token chunks are nearer the probe's.
+3. The stage's wall_s spans its first embed call to its last: 03's Chroma writes and
+   searches between them, 02's collection per set. model_s does not.
+4. The probe is the fastest of its tries; a run is one long try on cores that other
+   work shares (2 cores here).
+5. Batches: 03 embeds its chunks in one call (batches of 32) and each question alone
+   (embed_query: a batch of one, each paying encode()'s fixed cost).
+6. Threads beside llama.cpp: torch computes with 2 threads here, as llama.cpp does,
+   and a process loads one libgomp.so.1, whichever comes first (llama.cpp's is the
+   system's, torch ships its own; checked in /proc/self/maps), so both share one
+   OpenMP pool: no oversubscribed cores, and the pool's threads spinning after a
+   llama.cpp call are the ones torch's next region uses. 02 and 03 embed before any
+   answer or score, so no llama.cpp call runs beside them. Setting torch's threads
+   at load would change nothing here (2 = 2).
 """
 
 from __future__ import annotations
@@ -60,6 +88,9 @@ class Embedder:
     def _embed_uncached(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
 
+    def _load(self) -> None:
+        """Load what the first batch would (a local model's weights); nothing for a fake or remote embedder."""
+
     @cached_property
     def dimension(self) -> int:
         return int(self.embed([DIMENSION_PROBE]).shape[1])
@@ -78,17 +109,20 @@ class Embedder:
             vectors.append(None if hit is None else np.asarray(hit["vector"], dtype=np.float32))
         missing = [i for i, v in enumerate(vectors) if v is None]
         ACCOUNTING.add(STAGE, cache_hits=len(texts) - len(missing))
+        ACCOUNTING.note_model(STAGE, self.spec)
         if missing:
             refuse_call(STAGE, f"the embeddings of {len(missing)} texts")
+            self._load()  # before the clock: a text's time is its encoding, not the model's load
         for lo in range(0, len(missing), self.batch_size):
             batch = missing[lo : lo + self.batch_size]
             t0 = time.perf_counter()
             fresh = self._embed_uncached([texts[i] for i in batch])
-            ACCOUNTING.add(STAGE, calls=len(batch), model_seconds=time.perf_counter() - t0)
             for i, vector in zip(batch, fresh):
                 vector = _unit(vector)
                 cache.put({"embedder": self.identity, "text": texts[i]}, {"vector": vector.tolist()})
                 vectors[i] = vector
+            # the cache's writes in it, as the probe (lclab.planning.probe) times a text
+            ACCOUNTING.add(STAGE, calls=len(batch), model_seconds=time.perf_counter() - t0)
         ACCOUNTING.span(STAGE, started)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
@@ -147,6 +181,9 @@ class SentenceTransformerEmbedder(Embedder):
 
                 _models[key] = SentenceTransformer(str(self.folder), device="cpu")
             return _models[key]
+
+    def _load(self) -> None:
+        self.model  # noqa: B018  (torch and sentence-transformers imported, the weights read, once per process)
 
     @property
     def max_tokens(self) -> int:

@@ -25,8 +25,8 @@ from ..models import Request, cached, count_prompt_tokens
 from ..models.backends import shared_prefix_tokens
 from ..paths import PARAMS
 # The speeds a call is priced at live in lclab.planning.speed; these names are imported from here too.
-from .speed import (DEFAULT_SPEED, UNKNOWN_LOCAL, _equal_lengths, embed_seconds, load_seconds,  # noqa: F401
-                    record_throughput, seconds_for, speed_factor)
+from .speed import (DEFAULT_SPEED, UNKNOWN_LOCAL, _equal_lengths, embed_basis, embed_seconds,  # noqa: F401
+                    load_seconds, record_throughput, seconds_for, speed_factor)
 
 # The one fallback for text that no tokenizer can count yet: characters per token of English prose.
 CHARS_PER_TOKEN = 4
@@ -66,7 +66,9 @@ def row(notebook: str, stage: str, model: str, calls: int, cached_calls: int, pr
 # is the start row's): cold default runs embedded 1,167 texts (03, 06) in 144 s of stage wall on one machine
 # (0.12 s each) and 1,283 texts (02, 03, 06) in 127 s on another (0.10 s each). The figure this replaces, 0.26 s,
 # was one run's stage wall with the model's loads and a first index in it: it priced 03's and 06's embeddings
-# 2.5-4 times too long. An embedder without a figure here has its time shown as unknown.
+# 2.5-4 times too long. An embedder without a figure here has its time shown as unknown. A plan prices a text at the
+# median of this machine's runs, else its probe, else the reference's, and only then here (speed.embed_basis): one
+# machine probed 27-35 ms a text, its notebooks' embed stages took 50-60 ms (#91 §4; lclab.models.embeddings: why).
 EMBED_SECONDS = {"local/all-MiniLM-L6-v2": 0.11}
 
 
@@ -74,7 +76,8 @@ def planned_embeddings(notebook: str, embedder: str, texts: list[str], unknown: 
                        stage: str = "embed") -> dict:
     """One plan row for the texts a run embeds (chunks it indexes, queries it searches with, and the store's
     dimension probe): each looked up in the embedding cache as the run would, without loading the embedder.
-    `unknown`: texts not known before the run (generated questions), each counted as a call to make."""
+    `unknown`: texts not known before the run (generated questions), each counted as a call to make. Its
+    `priced_at` says which figure a text's seconds are: "measured in N runs", "probe", "reference", "declared"."""
     from ..models.embeddings import DIMENSION_PROBE, DiskCache, embedding_cache_dir, get_embedder
 
     try:
@@ -88,11 +91,11 @@ def planned_embeddings(notebook: str, embedder: str, texts: list[str], unknown: 
                             for t in unique)
     texts += [""] * unknown
     local = embedder.startswith("local/")
+    per_text, basis = embed_basis(embedder, EMBED_SECONDS.get(embedder, math.nan)) if local else (math.nan, "unknown")
     return {"notebook": notebook, "stage": stage, "model": embedder, "calls": len(texts),
             "cached": len(texts) - to_make,
-            "prompt_tokens": 0, "completion_tokens": 0,
-            "seconds": to_make * embed_seconds(embedder, EMBED_SECONDS.get(embedder, math.nan)) if local else math.nan,
-            "cost_usd": 0.0 if local else math.nan}
+            "prompt_tokens": 0, "completion_tokens": 0, "seconds": to_make * per_text,
+            "cost_usd": 0.0 if local else math.nan, "priced_at": basis}
 
 
 def one_at_a_time_local(model: str, workers: int) -> bool:

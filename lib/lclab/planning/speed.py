@@ -5,7 +5,8 @@ speed probe, and its numpy figures), scaled by this machine's numpy figures (lcl
 few seconds, before set-up has built anything to probe); the speed probe ./run_all.sh runs once per machine after
 set-up (lclab.planning.probe: prefill, decode, the extras a JSON grammar and a reply's logprobs cost per token, a
 call's fixed cost, loads, an embedded text); and the record of every run's measured model time (throughput.json
-beside the models, updated at the end of every run), whose median ratio to the prediction scales a plan.
+beside the models, updated at the end of every run), whose median ratio to the prediction scales a plan; for
+the embedder, the median of the runs' seconds per text embedded prices it instead of the probe.
 """
 
 from __future__ import annotations
@@ -130,9 +131,41 @@ def speeds(model: str, probed: bool = True) -> tuple[float, float, float, float]
             priced.get("call_s", overhead), attention)
 
 
+MIN_EMBEDDED = 32  # texts a run's embed stage must make for its speed to be kept: fewer are a batch's fixed cost
+
+
+def record_embedding(embedder: str, texts: int, seconds: float) -> None:
+    """Add a run's embed stage to this machine's record for `embedder`: its seconds per text embedded (encoding
+    and the cache's writes, not the load: lclab.models.embeddings), the last MAX_RUNS runs'."""
+    if texts < MIN_EMBEDDED or seconds <= 0 or not embedder.startswith("local/") or "," in embedder:
+        return
+    update_record(embedder, lambda entry: entry.update(
+        embed_runs=[*entry.get("embed_runs", []), round(seconds / texts, 5)][-MAX_RUNS:]))
+
+
+def record_embeddings(stages) -> None:
+    """Add each embed stage of a run's accounting table (rows: its embedder, texts, model_s) to the record."""
+    for stage in stages.itertuples():
+        record_embedding(str(stage.model), int(stage.calls), float(stage.model_s))
+
+
 def embed_seconds(embedder: str, declared: float) -> float:
-    """Seconds a text costs a run's embed stage: as probed (the cache's writes included), else `declared`."""
-    return _priced(embedder).get("embed_s_per_text", declared)
+    """Seconds a text costs a run's embed stage (embed_basis)."""
+    return embed_basis(embedder, declared)[0]
+
+
+def embed_basis(embedder: str, declared: float) -> tuple[float, str]:
+    """(seconds a text costs a run's embed stage, which figure that is): the median of this machine's runs inside
+    notebooks ("measured in N runs"), else its probe ("probe": the fastest of two tries in a process of its own,
+    faster than notebooks ran, lclab.models.embeddings says why), else the reference machine's scaled by this
+    machine's numpy figures ("reference"), else `declared` ("declared")."""
+    if runs := _entry(embedder).get("embed_runs"):
+        return statistics.median(runs), f"measured in {len(runs)} run{'' if len(runs) == 1 else 's'}"
+    if "embed_s_per_text" in (probe := _probe(embedder)):
+        return probe["embed_s_per_text"], "probe"
+    if "embed_s_per_text" in (reference := _priced(embedder, probed=False)):
+        return reference["embed_s_per_text"], "reference"
+    return declared, "declared"
 
 
 def load_seconds(model: str, declared: float) -> float:
@@ -209,6 +242,11 @@ def speed_factor(model: str) -> tuple[float, str]:
     comes from): the median ratio of this machine's runs (since its probe, if it has one), else SUSTAINED on the
     probed speeds or on the reference machine's speeds scaled by this machine's numpy figures."""
     seen = _entry(model)
+    if runs := seen.get("embed_runs"):
+        probed = (seen.get("probe") or {}).get("embed_s_per_text")
+        probe = f"; the probe's {1000 * probed:.0f} ms" if probed else ""
+        return 1.0, (f"median of {len(runs)} runs' embed stages measured here "
+                     f"({1000 * statistics.median(runs):.0f} ms a text{probe})")
     basis = "the probed speeds" if seen.get("probe") else "the reference's speeds"
     if ratios := seen.get("priced_runs") or seen.get("runs"):
         factor = statistics.median(ratios)

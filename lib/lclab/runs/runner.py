@@ -212,13 +212,13 @@ class Run:
                                                                                else {})})
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
-        """This machine's measured speed of each model the run asked, from the stages that asked that model alone
-        (a 1.5B judge's calls are no measure of the 0.5B that answered), for later plans (lclab.planning.plan)."""
+        """Keep this machine's measured speeds for later plans: each model's calls, and the embedder's per text."""
         from ..models.llama_engine import threads_limited
-        from ..planning.speed import record_throughput
+        from ..planning.speed import record_embeddings, record_throughput
 
         if threads_limited():  # held to fewer threads than cores (the test workers): its share, not the machine
             return
+        record_embeddings(accounting[accounting["stage"] == "embed"])
         stages = accounting[(accounting["stage"] != "total") & (accounting["stage"] != "embed")]
         for model, calls in stages.groupby(stages["model"].fillna("")):
             if model and "," not in model:  # a stage that asked several models says nothing of either
