@@ -12,7 +12,8 @@ TESTS = Path(__file__).resolve().parent
 
 
 def test_a_skipped_browser_test_fails_the_run_where_chromium_can_be_installed(tmp_path):
-    shutil.copy(TESTS / "conftest.py", tmp_path)
+    for helper in ("conftest.py", "kept_stores.py"):  # conftest and what it imports
+        shutil.copy(TESTS / helper, tmp_path)
     (tmp_path / "test_browser.py").write_text(
         f"import pytest\n\n\ndef test_in_a_browser():\n    pytest.skip({BROWSER_SKIP!r})\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}

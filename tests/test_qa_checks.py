@@ -67,7 +67,7 @@ def test_candidates_that_all_fail_a_check_are_asked_again_naming_it_up_to_the_as
     rows, pairs = planned_generation("nb", "make_qa_set", "fake/answerer", [passage])
     asked = {r["gateway_stage"]: (r["calls"], r["cached"]) for r in rows}
     assert asked["qa_generation again"] == (MAX_ASKS - 1, MAX_ASKS - 1)  # each conversation built and found
-    assert pairs[0] == {"question": pair["question"], "answer": pair["answer"]}
+    assert pairs[0] == {"question": pair["question"], "answer": pair["answer"], "kept": False}
     assert cached("fake/answerer", generation_prompt(passage), GENERATION) is not None
 
 
