@@ -42,7 +42,7 @@ def _share(yes: int, n: int) -> str:
 
 def summary(folder: Path) -> dict:
     from lclab.qa.checks import CHECKS, REMOVES
-    from lclab.qa.review_desk import Review
+    from lclab.qa.review_desk import ReviewDesk as Review
 
     review = pd.read_csv(folder / "qa_review.csv", dtype=str, keep_default_na=False)
     rejected_all = pd.read_csv(folder / "qa_rejected.csv", dtype=str, keep_default_na=False)
@@ -67,6 +67,8 @@ def summary(folder: Path) -> dict:
     agreement = Review(folder).agreement() if (folder / "qa_review_second.csv").exists() else {}
     if agreement:
         out["kappa"] = agreement["text"]
+    out["checks"] = "; ".join(f"{k.split(' ')[0]} {v.split(' rejected')[0]}" for k, v in out.items()
+                              if k.endswith(("(removed)", "(flagged)")) and v != "n = 0")
     return out
 
 
@@ -85,7 +87,7 @@ def main(argv=None) -> int:
 
             append("qa_review", [{k: got[k] for k in ("run", "passages", "for_review", "removed", "reviewed", "kept",
                                                      "kept_share", "kept_per_passage", "removed_reviewed",
-                                                     "removed_kept")}])
+                                                     "removed_kept", "checks")} | {"kappa": got.get("kappa", "")}])
     return 0
 
 
