@@ -11,7 +11,7 @@ from ..text.corpus import load_corpus, passages
 from ..text.headings import places
 from .parameters import Parameters
 from .run import EXPERIMENT, make_qa_set
-from .sizing import study_passages
+from .sizing import in_order, study_passages
 
 
 def plan(notebook: str, given: dict) -> list[dict]:
@@ -23,7 +23,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
     pool = passages(loaded, p.passage_chars)
     chosen, _, _ = study_passages(p, pool, EXPERIMENT)
     rows, _ = planned_generation(notebook, EXPERIMENT, p.generator_model, chosen, p.low_overlap, p.max_workers,
-                                 places(loaded, chosen))
+                                 places(loaded, in_order(pool, chosen)))
     return [named(rows[0], f"qa_generation, {drawn_from(chosen)}"), *rows[1:]]
 
 

@@ -15,7 +15,7 @@ from ..stats import wilson_interval
 from ..text.corpus import load_corpus, passages
 from ..text.headings import places
 from .parameters import Parameters
-from .sizing import REJECTED, REVIEW, _frame, study_passages
+from .sizing import REJECTED, REVIEW, _frame, in_order, study_passages
 
 EXPERIMENT = "make_qa_set"  # results/make_qa_set/<run>/ (the review file a QA set comes from)
 CHECK_COLUMNS = [f"checks_{c}" for c in CHECKS]
@@ -40,7 +40,7 @@ def make_qa_set(p: Parameters) -> Result:
         loaded = load_corpus(p.corpus)
         pool = passages(loaded, p.passage_chars)
         chosen, passed_over, sizing = study_passages(p, pool, EXPERIMENT)
-        where = places(loaded, chosen)
+        where = places(loaded, in_order(pool, chosen))
         items = generated_pairs(run, p.generator_model, chosen, p.max_workers, "qa_pairs.jsonl", p.low_overlap,
                                 where)
         ok = items[items["error"].isna()] if len(items) else items

@@ -83,6 +83,12 @@ def expected_kept(folder: Path, rates: Rates) -> float:
     return float((marks == "yes").sum() + (marks == "").sum() * rates.kept)
 
 
+def in_order(pool: list[Document], chosen: list[Document]) -> list[Document]:
+    """The chosen passages in the pool's (their documents') order, as lclab.text.headings.places reads them."""
+    ids = {d.id for d in chosen}
+    return [d for d in pool if d.id in ids]
+
+
 def study_passages(p, pool: list[Document], experiment: str) -> tuple[list[Document], dict, str]:
     """(the new passages this run samples, how many of the pool could not carry a factoid by reason, what the
     sizing says). With n_pairs = 0 the run samples n_passages, as before the study sized it."""

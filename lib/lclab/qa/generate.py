@@ -162,8 +162,8 @@ def pair_row(passage: Document, checked: list[dict], kept: int | None, asks: int
 
 def pair_of(passage: Document, where: Where, low_overlap: bool, generate: Callable, ask: Callable) -> dict:
     """The kept pair of a passage's candidates (see the module docstring), asked again while every candidate
-    fails a text check (up to MAX_ASKS asks): `generate(prompt)` -> (reply text, pairs), `ask(stage, prompt)` ->
-    a probe's reply (the run's call the model; the plan's look the same prompts up). `asks`: the generation
+    fails a text check (up to MAX_ASKS asks): `generate(prompt)` -> (reply text, pairs), `ask(stage, prompt,
+    expected)` -> a probe's reply (the run's call the model; the plan's look the same prompts up). `asks`: the generation
     calls it took; `first_failed_check`: what the first reply's first candidate failed (None: it passed)."""
     prompt = generation_prompt(passage, low_overlap, where)
     text, pairs = generate(prompt)

@@ -62,7 +62,8 @@ def title_of(doc: Document) -> str:
 
 
 def places(corpus: Corpus, pool: list[Document]) -> dict[str, Where]:
-    """Each passage's Where, by passage id (passages are their documents' consecutive cuts, found in order)."""
+    """Each passage's Where, by passage id. `pool`: passages in their documents' order (`passages(corpus, n)`, or
+    any subset of it kept in that order): each is looked for after the one before it in the same document."""
     by_source = {d.source: d for d in corpus.documents}
     out, cursor, heads = {}, {}, {}
     for passage in pool:
