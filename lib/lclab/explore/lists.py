@@ -46,7 +46,7 @@ def column_order(table: pd.DataFrame, copies: tuple[str, ...] = ()) -> list[str]
         return float(filled[column].astype(str).str.len().median())
 
     filled = {c: table[c].dropna() for c in table}
-    empty = [c for c in table if not len(filled[c]) and c not in FIRST]
+    empty = [c for c in table if not len(filled[c]) and c not in {*FIRST, *LAST}]
     first = [c for c in FIRST if c in table]
     rest = [c for c in table if c not in {*first, *empty, *copies, *LAST}]
     judged = {c for c in rest if f"{c}_p" in table} | {f"{c}_p" for c in rest if f"{c}_p" in rest}
