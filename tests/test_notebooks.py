@@ -50,9 +50,10 @@ def run(stem, outputs):
 # Stages whose number of calls is the earlier replies' to say (claims per text, facts per list): planned at a
 # declared prior until a run measured it, so only reported (the plan issue's "within the prior").
 FAN_OUT = {"claim check", "score"}
-# Stages the run asks only when a reply fails a check (a QA pair asked again): planned at a prior, at most that
-# many times as often as planned by the asks allowed, and possibly never.
-ASKED_AGAIN = {"qa_generation again"}
+# Stages the run asks only where a check decides so (00's candidates asked again when all fail a text check, a
+# candidate answered back when it passes them, closed-book when it came back): planned at a prior, at most twice
+# as often as planned, and possibly never (the 0.5B's smoke candidates may all fail).
+ASKED_AGAIN = {"qa_generation again", "qa_round_trip", "qa_closed_book"}
 
 
 def planned_calls(nb, params) -> dict:
