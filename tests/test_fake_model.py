@@ -118,8 +118,7 @@ def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make
     # asked again as often as allowed and never probed (its questions never end in "?", so every candidate fails
     # the question check): given them, the plan is exact. (The probes' plan = run: test_qa_candidates.py.)
     monkeypatch.setattr(priors, "COUNTS", dict.fromkeys(priors.COUNTS, ARRAY_LENGTH) | {
-        "asked again per pair": MAX_ASKS - 1, "round trips per passage": 0, "closed-book probes per passage": 0,
-        "single-chunk pairs kept": 0})
+        "asked again per pair": MAX_ASKS - 1, "round trips per passage": 0, "closed-book probes per passage": 0})
     planned = planned_calls(nb, params)
     p = declared(experiment.parameters, notebook_defaults(nb) | params)
     experiment.run(p)

@@ -41,7 +41,7 @@ LOAD_SECONDS = {"local/qwen2.5-coder-0.5b": 2.0, "local/qwen2.5-coder-1.5b": 4.0
 # two pass the text checks and are asked back; about one in three needs a second closed-book probe; one passage
 # in four is asked again.
 COUNTS = {"claims per text": 3, "facts per list": 3, "asked again per pair": 0.25, "round trips per passage": 2.0,
-          "closed-book probes per passage": 1.3, "single-chunk pairs kept": 0.8}
+          "closed-book probes per passage": 1.3}
 
 
 # Answer spread: distinct answers to one question grow as n ** ANSWER_SPREAD with the n answers asked (0: always the

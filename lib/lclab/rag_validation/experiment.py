@@ -7,7 +7,6 @@ from ..planning.plan import planned_embeddings
 from ..planning.stages import estimated, fan_out, named, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS
-from ..planning.priors import expected_count
 from ..qa.planned import planned_generation
 from ..runs.declared import declared
 from ..scoring.claims import CHECK_STAGE, EXTRACT_STAGE, claims_request
@@ -30,12 +29,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
     rows, pairs = planned_generation(notebook, EXPERIMENT, model, read.generated_from)
     # what each answer and judge prompt holds besides its template: {field: tokens}
     half_pair = reply_tokens(EXPERIMENT, "qa_generation", model, GENERATION_TOKENS)[0] / 2
-    # A generated pair is answered where it passes 00's checks: known where its generation is cached, else at the
-    # declared share (lclab.planning.priors)
-    share = expected_count("single-chunk pairs kept")
-    unknown = [{} for _ in range(round(share * sum(pair is None for pair in pairs)))]
-    known = [pair for pair in pairs if pair and pair["kept"]] + unknown + multi[["question", "answer"]].to_dict(
-        "records")
+    known = [pair or {} for pair in pairs] + multi[["question", "answer"]].to_dict("records")
     tokens = [{name: text_tokens(judge, [q[name]]) if name in q else half_pair for name in ("question", "answer")}
               for q in known]
     passages = p.answer_k * text_tokens(model, [render("rag_passage", index=1, text=c.text) + "\n\n"
