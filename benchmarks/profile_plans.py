@@ -1,7 +1,8 @@
 """What each profile plans on this machine (calls, texts embedded, seconds), appended to
 benchmarks/measured/profile_plans.csv: the planned times the README's table of profiles quotes. No model is
-called or loaded. Planned as a fresh clone plans: on an empty results folder and an empty model-call cache (an
-earlier run's measured fan-outs and cached replies change what a plan counts; the machine's speed records stay).
+called or loaded. Planned as a fresh clone plans: on an empty results folder, model-call cache and card store (an
+earlier run's measured fan-outs, cached replies and checked card verdicts change what a plan counts; the
+machine's speed records stay).
 
     .venv/bin/python benchmarks/profile_plans.py [PROFILE[:NOTEBOOK,...] ...]
 
@@ -44,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     from measured_rows import append
 
     fresh = tempfile.mkdtemp(prefix="lclab-plan-")
-    os.environ |= {"LCLAB_OUTPUT_DIR": f"{fresh}/out", "LCLAB_CACHE_DIR": f"{fresh}/cache"}  # before lclab loads
+    # before lclab loads: no results, no cached call, no card verdict judged here (a first run checks the shipped ones)
+    os.environ |= {"LCLAB_OUTPUT_DIR": f"{fresh}/out", "LCLAB_CACHE_DIR": f"{fresh}/cache",
+                   "LCLAB_CARD_DIR": f"{fresh}/cards"}
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("profiles", nargs="*", default=QUOTED)

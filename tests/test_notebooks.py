@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from lclab import paths
 from lclab.models import prompt_sha256
+from lclab.qa.checks import REMOVES
 from lclab.runs.index import run_index
 from lclab.runs.manifest import read as read_manifest, rebuild_prompt
 from lclab.runs.notebooks import NOTEBOOKS, execute, load_profile, parameters_for
@@ -205,7 +206,7 @@ def test_qa_generation_smoke_run_writes_a_review_file(outputs):
     rejected = pd.read_csv(out / "qa_rejected.csv", keep_default_na=False)
     assert len(review) + len(rejected) == 2  # every generated pair is reviewed or rejected with its reason
     assert (review["question"].str.len() > 0).all() and (review["validated"] == "").all()
-    assert set(rejected.get("failed_check", [])) <= {"question_form", "short_answer", "answer_grounded"}
+    assert set(rejected.get("failed_check", [])) <= set(REMOVES)  # each removed pair names the check that removed it
     summary = pd.read_csv(out / "summary.csv").iloc[0]
     assert summary["for_review"] == len(review) and summary.filter(like="removed_by_").sum() == len(rejected)
     assert_rescores_without_a_call(out)  # generated and checked pairs replayed

@@ -80,7 +80,7 @@ def test_a_pair_asked_again_is_priced_after_the_first_turn_a_local_model_still_h
 
     monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))  # nothing cached: the asked-again calls are estimated
     text = ("The committee met in the old library every Tuesday. It kept the minutes in a green ledger, and the "
-            "treasurer read the accounts aloud before any vote was taken. ") * 6
+            "treasurer read the accounts aloud before any vote was taken. ") * 12  # a passage of ~500 tokens
     passages = [Document(f"d{i}", text.replace("Tuesday", day), f"f{i}.txt")
                 for i, day in enumerate(("Monday", "Tuesday", "Friday"))]
 
