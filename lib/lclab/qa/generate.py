@@ -16,6 +16,7 @@ same prompts up in the cache (lclab.qa.planned), so the two cannot disagree on w
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -191,8 +192,6 @@ def sample_passages(pool: list[Document], n: int, min_chars: int, seed: int) -> 
     where the corpus has that many; else spread over every file (as even a share each as their passages allow)
     and over each file's length (evenly spaced, never two the same: a corpus of a few long manuals gives n
     passages, not one per manual). Passages never overlap: they are the corpus's own consecutive cuts."""
-    import random
-
     rng = random.Random(seed)
     by_source: dict[str, list[Document]] = {}
     for p in pool:
