@@ -9,6 +9,7 @@ import pandas as pd
 from ..qa.checks import CHECKS, apply_checks
 from ..qa.generate import CANDIDATES, MAX_ASKS, drawn_from, generated_pairs
 from ..qa.review import REVIEW_FILE_COLUMNS
+from ..qa.review_desk import answer_at
 from ..runs.folders import write_atomic
 from ..runs.runner import Result, Run, skipped_note
 from ..stats import wilson_interval
@@ -19,11 +20,6 @@ from .sizing import REJECTED, REVIEW, _frame, in_order, study_passages
 
 EXPERIMENT = "make_qa_set"  # results/make_qa_set/<run>/ (the review file a QA set comes from)
 CHECK_COLUMNS = [f"checks_{c}" for c in CHECKS]
-
-
-def _answer_start(passage: str, answer: str) -> int:
-    at = passage.lower().find(answer.lower()) if answer else -1
-    return at
 
 
 def _merged(old: pd.DataFrame, new: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
@@ -49,7 +45,7 @@ def make_qa_set(p: Parameters) -> Result:
         generated = ok.reindex(columns=[*REVIEW_FILE_COLUMNS, "question_overlap", "round_trip_answer",
                                         "closed_book_answer", "asks", "candidates"]).assign(
             passage_chars=p.passage_chars, validated="", review_note="", review_reason="", batch=batch)
-        generated["answer_start"] = [_answer_start(ps, a) for ps, a in zip(generated["passage"], generated["answer"])]
+        generated["answer_start"] = [answer_at(ps, a) for ps, a in zip(generated["passage"], generated["answer"])]
         fresh = generated[~generated["qa_id"].isin(old_review.get("qa_id", []))
                           & ~generated["qa_id"].isin(old_rejected.get("qa_id", []))]
         review, rejected, removed = apply_checks(fresh, earlier=old_review)
