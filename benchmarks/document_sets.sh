@@ -6,12 +6,14 @@
 #   manual           the Debian Developer's Reference (reStructuredText sources): a software manual
 #   standard         the Debian Policy Manual (reStructuredText sources) and the Filesystem Hierarchy Standard 3.0
 #   encyclopaedia    entries of the Free On-line Dictionary of Computing of at least 600 characters, one a file
+#   guides           six of Git's guides for contributors and maintainers (AsciiDoc text): the folder of the
+#                    30-pair run
 # Usage: benchmarks/document_sets.sh [DIR]   (default /tmp/docsets; installs the packages with apt-get as root)
 set -euo pipefail
 out=${1:-/tmp/docsets}
-packages="debian-faq gnu-standards developers-reference debian-policy dict-foldoc"
+packages="debian-faq gnu-standards developers-reference debian-policy dict-foldoc git-doc"
 dpkg -s $packages >/dev/null 2>&1 || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $packages; }
-rm -rf "$out" && mkdir -p "$out"/{dev_faq,manual,standard,encyclopaedia}
+rm -rf "$out" && mkdir -p "$out"/{dev_faq,manual,standard,encyclopaedia,guides}
 zcat /usr/share/doc/debian/FAQ/debian-faq.en.txt.gz > "$out/dev_faq/debian-faq.txt"
 zcat /usr/share/doc/gnu-standards/maintain.text.gz > "$out/dev_faq/gnu-maintainers.txt"
 for f in /usr/share/developers-reference/_sources/*.rst.txt; do
@@ -21,6 +23,11 @@ for f in /usr/share/doc/debian-policy/policy.html/_sources/*.rst.txt; do
   n=$(basename "$f" .rst.txt); [ "$n" = index ] || cp "$f" "$out/standard/policy-$n.md"
 done
 zcat /usr/share/doc/debian-policy/fhs/fhs-3.0.txt.gz > "$out/standard/fhs-3.0.txt"
+git_doc=/usr/share/doc/git-doc
+for f in SubmittingPatches ReviewingGuidelines MyFirstContribution git-bisect-lk2009 \
+         howto/maintain-git howto/coordinate-embargoed-releases; do
+  cp "$git_doc/$f.txt" "$out/guides/$(basename "$f").txt"
+done
 python3 - "$out/encyclopaedia" <<'PY'
 import gzip, re, sys
 from pathlib import Path
