@@ -57,10 +57,10 @@ def child(model_path: str, n_ctx: int, setting: str, prompt_file: str) -> None:
 
 def prompt_of(model: str, length: int) -> tuple[str, list[str]]:
     from lclab.models import budget_counters
-    from lclab.synthetic.tasks import needle_sample
+    from lclab.synthetic.tasks import Source, needle_sample
 
     count, _ = budget_counters(f"local/{model}")
-    s = needle_sample("needle_single", 0, length - 40, 50, "paul_graham", "numbers", 42, count)
+    s = needle_sample("needle_single", 0, length - 40, 50, "numbers", Source("paul_graham", 42, count))
     return s.input, s.target
 
 

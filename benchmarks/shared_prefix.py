@@ -34,7 +34,7 @@ def main() -> None:
     complete(args.model, "Warm up.", stage="warmup", request=Request(max_tokens=2))  # load the weights before timing
     times, prompt_tokens = {}, {}
     for haystack in ("per_pair", "shared"):
-        trials = build_trials(qa, pool, [args.tokens], args.depths, 0, count, text, haystack=haystack)
+        trials = build_trials(qa, pool, [args.tokens], args.depths, 0, (count, text), haystack=haystack)
         with tempfile.TemporaryDirectory() as cache:
             os.environ["LCLAB_CACHE_DIR"] = cache
             complete(args.model, f"Forget the last prompt ({haystack}).", stage="warmup", request=Request(max_tokens=2))

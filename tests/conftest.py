@@ -385,3 +385,12 @@ def pytest_sessionfinish(session, exitstatus):
                    f"(scripts/browser.sh; .venv/browser-install.log): failing the run "
                    "(LCLAB_ALLOW_BROWSER_SKIP=1 allows it)")
         reporter.write_line(message, red=True) if reporter else print(message)
+
+
+def synthetic_samples(progress: bool = False, **given):
+    """09's samples for the given parameters (the rest at their declared defaults, but RULER's tasks in the chat
+    form unless `ruler_form` is given), built as its run builds them, at every length given (no window check)."""
+    from lclab.synthetic import build_samples
+    from lclab.synthetic.parameters import Parameters
+
+    return build_samples(Parameters(**{"ruler_form": "chat", **given}), given["context_tokens"], progress)

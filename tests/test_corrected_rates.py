@@ -66,10 +66,10 @@ def test_clustered_items_are_resampled_by_cluster_and_few_labels_give_no_correct
 
 def test_a_card_with_nothing_judged_says_so_instead_of_failing():
     import pandas as pd
-    from lclab.scoring.reliability import card
+    from lclab.scoring.reliability import Replies, card
 
     empty = pd.Series([None, None], dtype=object)
-    row = card("answer correct", "judge", empty, pd.Series([None, None], dtype=float), empty,
+    row = card("answer correct", "judge", Replies(empty, pd.Series([None, None], dtype=float), empty),
                pd.Series([float("nan")] * 2), "baseline", pd.Series([0.1, 0.2]))
     assert row["n_judged"] == 0 and row["reading"] == "nothing judged: no verdict to read"
     assert math.isnan(row["ppi"]) and row["headline_estimate"] == "none (nothing judged)"

@@ -95,6 +95,43 @@ def assert_every_answer_prompt_was_written_before_its_call(results):
 
 
 RUNNABLE = sorted(e.name for e in experiments() if e.run and (NOTEBOOKS / f"{e.notebook_stem}.ipynb").exists())
+# Every experiment a notebook runs, pinned: one that stops registering (or a new one) is seen here, not skipped.
+REGISTERED = ["context_vs_rag", "depth_sweep", "make_qa_set", "nli", "pg_continuous", "pg_discrete", "rag_ifeval",
+              "rag_validation", "synthetic"]
+
+
+def test_the_registered_experiments_are_the_ones_the_notebooks_run():
+    assert RUNNABLE == REGISTERED
+
+
+def planned_prompt_tokens(nb, params) -> dict:
+    """{(gateway stage, model): prompt tokens} of the plan's stages whose every prompt it built as the run builds
+    it (no row of the stage said to be "estimated": priced by a template, or built from a stand-in), before the
+    run."""
+    from lclab.planning.experiment_plan import plan_notebook
+    from lclab.planning.plan import new_plan
+
+    new_plan()
+    tokens, priced = {}, set()
+    for row in plan_notebook(nb.stem, params, notebook_defaults(nb)):
+        key = (row.get("gateway_stage"), row["model"])
+        if not key[0] or key[0] in ("embed", "judge card") or not row["calls"]:
+            continue
+        if "estimated" in row["stage"]:
+            priced.add(key)
+        tokens[key] = tokens.get(key, 0) + row["prompt_tokens"]
+    return {key: n for key, n in tokens.items() if key not in priced}
+
+
+def prompt_tokens_read(results) -> dict:
+    """{(gateway stage, model): prompt tokens} the runs under `results` sent or read from the cache."""
+    read: dict = {}
+    for path in results.glob("*/*/accounting.csv"):
+        for r in pd.read_csv(path).itertuples():
+            if r.stage != "total":
+                key = (r.stage, r.model)
+                read[key] = read.get(key, 0) + int(r.prompt_tokens) + int(r.cached_prompt_tokens)
+    return read
 
 
 def calls_made(results, name: str = "accounting.csv") -> dict:
@@ -120,9 +157,12 @@ def test_the_plan_counts_the_run_on_the_fake_model_and_a_rerun_and_a_replay_make
     monkeypatch.setattr(priors, "COUNTS", dict.fromkeys(priors.COUNTS, ARRAY_LENGTH) | {
         "asked again per pair": MAX_ASKS - 1, "round trips per passage": 0, "closed-book probes per passage": 0})
     planned = planned_calls(nb, params)
+    tokens = planned_prompt_tokens(nb, params)
     p = declared(experiment.parameters, notebook_defaults(nb) | params)
     experiment.run(p)
     assert_plan_counted_the_run(planned, tmp_path, exact=True)
+    read = prompt_tokens_read(tmp_path / "results")
+    assert {key: read.get(key) for key in tokens} == tokens  # where the plan built every prompt: to the token
     assert_every_answer_prompt_was_written_before_its_call(tmp_path / "results")
     pages, framed = assert_every_item_page_shows_the_prompt_sent(tmp_path / "results")
     assert pages > 0 or name not in ARMS_ON_PAGES

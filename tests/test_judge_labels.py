@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from lclab.scoring.labellers import SECOND, labeller_agreement
 from lclab.scoring.labels import LABELS, label_key, load_labels
-from lclab.scoring.reliability import card
+from lclab.scoring.reliability import Replies, card
 from sklearn.metrics import cohen_kappa_score
 
 
@@ -52,7 +52,7 @@ def test_the_labellers_kappa_resamples_the_texts_clusters_where_given():
 def test_a_card_prints_the_labellers_kappa_beside_the_judges():
     verdicts = pd.Series([True, False] * 10)
     ceiling = {"labellers_n": 20, "labellers_kappa": 0.8, "labellers_kappa_lo": 0.6, "labellers_kappa_hi": 0.95}
-    row = card("planted", "judge", verdicts, verdicts.astype(float), pd.Series(["logprobs"] * 20),
+    row = card("planted", "judge", Replies(verdicts, verdicts.astype(float), pd.Series(["logprobs"] * 20)),
                pd.Series([1, 0] * 10, dtype=float), "words", pd.Series([0.5] * 20), labellers=ceiling)
     assert row["labellers_kappa"] == 0.8 and row["kappa"] == pytest.approx(1.0)
     assert "two labellers agree at κ 0.80 [0.60, 0.95] on 20 of these texts" in row["reading"]

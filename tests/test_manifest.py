@@ -57,10 +57,10 @@ def test_a_rescore_keeps_the_runs_commit_and_tree_state_and_records_its_own_unde
     runs = iter([{"commit": "a" * 40, "dirty": False, "packages": {"pandas": "2.0"}},
                  {"commit": "b" * 40, "dirty": True, "packages": {"pandas": "2.1"}}])
     monkeypatch.setattr(manifest, "environment", lambda: {**next(runs), "python": "3.11", "machine": {}})
-    manifest.write(tmp_path, "depth_sweep", "r", {"model": "fake/answerer"}, started, accounting, "ok", None, 1)
+    invocation = manifest.Invocation(tmp_path, "depth_sweep", "r", {"model": "fake/answerer"}, started)
+    manifest.write(invocation, accounting, "ok", None, 1)
     monkeypatch.setenv(REPLAY_ENV, "1")
-    again = manifest.write(tmp_path, "depth_sweep", "r", {"model": "fake/answerer"}, started,
-                           accounting.assign(calls=0, cache_hits=3), "ok", None, 1)
+    again = manifest.write(invocation, accounting.assign(calls=0, cache_hits=3), "ok", None, 1)
     assert (again["commit"], again["dirty"], again["packages"]) == ("a" * 40, False, {"pandas": "2.0"})
     (event,) = again["rescores"]
     assert (event["commit"], event["dirty"], event["packages"], event["calls"]) == ("b" * 40, True,

@@ -25,7 +25,7 @@ SWEEP = dict(model=ANSWERER, judge_model=JUDGE, corpus="paul_graham", qa_path="d
 def test_a_shared_haystack_is_one_set_of_distractors_for_every_pair_ordered_for_prefix_reuse():
     _, pool, qa = load_validated("paul_graham", "data/pg_qa/qa.csv", 3)
     count, text = budget_counters(SMALL)
-    trials = build_trials(qa, pool, [700], [0, 100], 0, count, text, haystack="shared")
+    trials = build_trials(qa, pool, [700], [0, 100], 0, (count, text), haystack="shared")
     deepest = [t for t in trials if t.depth == 100]
     assert [t.depth for t in trials] == [100, 100, 100, 0, 0, 0]  # one depth after the other, deepest first
     # Every pair's prompt holds the same haystack before its needle: at depth 100 all but the needle and question.
@@ -58,7 +58,7 @@ def test_similar_distractors_are_closer_to_the_question_than_random_ones(few_ess
     assert set(table.index) == {"random", "similar"} and table.loc["similar", "judge_n"] == 1
     _, pool, qa = load_validated(corpus, qa_path, 1)
     count, text = budget_counters(SMALL)
-    similar = build_trials(qa, pool, [600], [50], 0, count, text, distractors="similar")
+    similar = build_trials(qa, pool, [600], [50], 0, (count, text), distractors="similar")
     # MiniLM cosine of the question and its nearest passages, above that of the pool's average passage
     assert all(t.similarity > 0.15 for t in similar)
     assert all(t.similarity > mean_similarity(t.question, pool, DEFAULT_EMBEDDER) + 0.1 for t in similar)

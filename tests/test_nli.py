@@ -22,6 +22,7 @@ from lclab.nli import (
     run_configs,
 )
 from lclab.nli import run_nli as run_nli_in
+from lclab.nli.run import Reading
 from lclab.nli.pipeline import batches, hypothesis_estimate, pair_estimate, replace_pronouns, tag_refusals
 from lclab.prompts import render
 from lclab.runs.runner import Run
@@ -99,7 +100,7 @@ def test_refusal_texts_go_in_batches_of_8_and_a_short_batch_reply_fails_only_its
     model, server = fake_endpoint(json.dumps(reply))
     items = [EvalItem(f"i{k}", "Some context sentence that is long enough.", "Q?", f"The ground truth is {k}.",
                       f"The answer is number {k}.") for k in range(9)]  # 18 texts: 8 + 8 + 2
-    run = run_nli(items, model, pronouns=False, quiet=True)
+    run = run_nli(items, model, reading=Reading(pronouns=False), quiet=True)
     refusal_requests = [r for r in server.requests if "answer refusal when" in r["messages"][0]["content"]]
     sizes = [numbered_lines(r) for r in refusal_requests]
     # The NLI calls before found that this endpoint gives no logprobs: the batches do not ask for them.
@@ -123,7 +124,7 @@ def test_a_judge_reply_without_json_is_a_counted_failure_not_a_zero(fake_endpoin
     model, _ = fake_endpoint("I think it is entailed.")
     item = EvalItem("x", "The library opens at nine every weekday.", "When?", "It opens at nine on weekdays.",
                     "The library opens at nine.")
-    run = run_nli([item], model, pronouns=False, quiet=True)
+    run = run_nli([item], model, reading=Reading(pronouns=False), quiet=True)
     assert run.hypotheses.estimate.isna().all()
     assert run.hypotheses.error.str.contains("ParseError").all()
     assert run.items[["context_answer", "gt_answer", "answer_gt"]].isna().all().all()
@@ -238,12 +239,12 @@ def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_
                                   "index": 0, "sentence": "", "entailed": [1, 1, 1]}),
                     pd.DataFrame({"item_id": ["a", "a"], "text": ["answer", "ground_truth"], "refusal": [0, 0]}))
     configs = [{"model": model, "concurrency": 1}, {"model": model, "concurrency": 2}]
-    first = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
+    first = run_configs([item], labels, configs, "t", reading=Reading(pronouns=False), quiet=True)
     # per level: three NLI calls and one refusal batch, plus the first call asked once more without logprobs
     assert len(server.requests) == 2 * (3 + 1) + 1
     timing = first.tables["timing"]
     assert (timing.times_from == "this run").all() and timing.nli_calls.tolist() == [5, 4]
-    again = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
+    again = run_configs([item], labels, configs, "t", reading=Reading(pronouns=False), quiet=True)
     assert len(server.requests) == 9  # nothing asked twice: every row resumed from the item logs
     rerun = again.tables["timing"]
     assert rerun.nli_s.tolist() == timing.nli_s.tolist()  # the times of the run that made the calls
@@ -254,7 +255,7 @@ def test_concurrency_levels_make_their_own_calls_and_a_cached_rerun_reports_the_
         path = first.dir / f"{log}.jsonl"
         assert not path.exists() or len(path.read_text().splitlines()) == len(set(path.read_text().splitlines()))
     (first.dir / "hypotheses.jsonl").unlink()  # rows lost, replies still in the model cache
-    cached = run_configs([item], labels, configs, "t", pronouns=False, quiet=True)
+    cached = run_configs([item], labels, configs, "t", reading=Reading(pronouns=False), quiet=True)
     assert len(server.requests) == 9
     ledger = cached.accounting.set_index("stage")
     assert ledger.loc["total", "calls"] == 0 and ledger.loc["nli", "cache_hits"] == 6
@@ -284,7 +285,7 @@ def test_a_context_longer_than_the_window_is_reported_not_truncated(kept_model_c
     long_context = "The ferry runs every ninety minutes in summer. " * 1500  # ~13k tokens > n_ctx 8192
     item = EvalItem("long", long_context, "How often does the ferry run?", "Every ninety minutes in summer.",
                     "The ferry runs every ninety minutes.")
-    run = run_nli([item], SMALL_MODEL, pronouns=False, quiet=True)
+    run = run_nli([item], SMALL_MODEL, reading=Reading(pronouns=False), quiet=True)
     h = run.hypotheses.set_index("direction")
     assert "ContextLengthError" in h.loc["context_answer", "error"]
     assert "exceeds the local context window" in h.loc["context_answer", "error"]

@@ -139,7 +139,8 @@ def test_a_measured_run_rescales_plans_without_distorting_long_against_short(tmp
     lengths = [32_000] + [500] * 100
     default = seconds_for(model, sum(lengths), 3_000, len(lengths), sum(n * n for n in lengths))
     # This machine turned out twice as slow as the defaults on that mix of one long and many short prompts:
-    record_throughput(model, sum(lengths), 3_000, len(lengths), 2 * default, sum(n * n for n in lengths))
+    record_throughput(model, sum(lengths), 3_000, len(lengths), 2 * default,
+                      {"prompt_tokens_sq": sum(n * n for n in lengths)})
     assert (tmp_path / "throughput.json").exists()
     for job in [(32_000, 0, 1, 32_000 ** 2), (2_000, 40, 4, 4 * 500 ** 2)]:
         with monkeypatch.context() as m:
@@ -157,8 +158,8 @@ def test_one_run_slowed_by_other_work_does_not_slow_later_plans(tmp_path, monkey
     job = (20_000, 400, 20, 20 * 1_000 ** 2)
     default = seconds_for(model, *job) / SUSTAINED  # at the reference's speeds (a first plan prices SUSTAINED x)
     for factor in (1.1, 1.2, 1.0, 1.15):  # four runs on a quiet machine, then one sharing the cores (6x slower)
-        record_throughput(model, job[0], job[1], job[2], factor * default, job[3])
-    record_throughput(model, job[0], 100 * job[1], 50 * job[2], 6.0 * 50 * default, 50 * job[3])
+        record_throughput(model, job[0], job[1], job[2], factor * default, {"prompt_tokens_sq": job[3]})
+    record_throughput(model, job[0], 100 * job[1], 50 * job[2], 6.0 * 50 * default, {"prompt_tokens_sq": 50 * job[3]})
     factor, source = speed_factor(model)
     assert factor == pytest.approx(1.15) and source.startswith("median of 5 runs")
     assert seconds_for(model, *job) == pytest.approx(1.15 * default)  # the pooled totals would say about 5x

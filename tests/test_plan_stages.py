@@ -2,6 +2,7 @@
 (counted) with stand-in slots, replies at their declared size until a run of the experiment has measured them."""
 
 import ast
+from types import SimpleNamespace
 import re
 import json
 
@@ -9,7 +10,8 @@ import pandas as pd
 import pytest
 from lclab import paths
 from lclab.models import Request, count_prompt_tokens, count_tokens
-from lclab.planning.stages import Judged, measured, planned_judges, reply_tokens, template_prompt_tokens
+from lclab.pipeline import Stage
+from lclab.planning.stages import Judged, Read, measured, planned_judges, reply_tokens, template_prompt_tokens
 from lclab.prompts import render
 
 MODEL = "local/qwen2.5-coder-0.5b"  # counted by its vocabulary, or approximately before it is fetched; never loaded
@@ -59,9 +61,10 @@ def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
 
     known = {"question": "When does the crossing open?", "gold_answer": "At dawn."}
     exact = render("judge_correct", answer="At dawn.", **known)
-    got = planned_judges("nb", "depth_sweep", "judge", MODEL, "judge_correct", ("answer",),
-                         [Judged(known, {"answer": "At dawn."}), Judged(known)], "answer", MODEL, 64,
-                         [Request(max_tokens=32, response_format="json")])
+    judge = Stage("judge", request=lambda p: Request(max_tokens=32, response_format="json"), template="judge_correct",
+                  reads="answer", known=lambda s: known, slots=("answer",))
+    got = planned_judges("nb", "depth_sweep", judge, SimpleNamespace(model=MODEL),
+                         [Judged(known, {"answer": "At dawn."}), Judged(known)], Read("answer", MODEL, 64))
     priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": REPLY_TOKENS["answer"]}, **known)
     assert got["calls"] == 2 and got["cached"] == 0
     assert got["prompt_tokens"] == round(count_prompt_tokens(MODEL, exact) + priced)

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 from lclab.scoring.baselines import content_overlap, content_words
-from lclab.scoring.reliability import card, label_key
+from lclab.scoring.reliability import Replies, card, label_key
 
 
 def test_a_card_on_planted_verdicts_labels_and_baseline():
@@ -14,7 +14,7 @@ def test_a_card_on_planted_verdicts_labels_and_baseline():
     labels = pd.Series([1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1], dtype=float)
     sources = pd.Series(["logprobs"] * 9 + ["sampled", None])
     baseline = pd.Series([1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.5])
-    row = card("planted", "judge", verdicts, probabilities, sources, labels, "words", baseline)
+    row = card("planted", "judge", Replies(verdicts, probabilities, sources), labels, "words", baseline)
     assert (row["n_judged"], row["parse_failures"], row["sampled_fallback"], row["n_labelled"]) == (10, 1, 1, 10)
     assert row["base_rate"] == pytest.approx(0.5) and row["agreement"] == pytest.approx(0.8)
     assert row["kappa"] == pytest.approx(0.6)  # both say yes half the time: (0.8 - 0.5) / 0.5
@@ -40,19 +40,19 @@ def test_a_cards_intervals_resample_the_items_clusters_where_it_has_them():
     p = pd.Series(np.clip(labels * 0.4 + rng.random(40) * 0.6, 0, 1))
     verdicts, baseline = p >= 0.5, pd.Series(rng.random(40))
     units = pd.Series(np.repeat([f"qa{i}" for i in range(10)], 4))  # four answers to each of ten QA pairs
-    row = card("clustered", "judge", verdicts, p, pd.Series(["logprobs"] * 40), labels, "words", baseline,
+    row = card("clustered", "judge", Replies(verdicts, p, pd.Series(["logprobs"] * 40)), labels, "words", baseline,
                clusters=units)
     assert (row["kappa_lo"], row["kappa_hi"]) == pytest.approx(tuple(
         kappa_with_ci(verdicts.astype(int), labels.astype(int), units).values())[2:])
     assert (row["auc_lo"], row["auc_hi"]) == pytest.approx(cluster_auc_ci(labels.to_numpy(int), p.to_numpy(), units))
     diff = paired_auc_difference(labels, p, baseline, clusters=units)
     assert (row["auc_vs_baseline_lo"], row["auc_vs_baseline_hi"]) == (diff["difference_lo"], diff["difference_hi"])
-    items = card("clustered", "judge", verdicts, p, pd.Series(["logprobs"] * 40), labels, "words", baseline)
+    items = card("clustered", "judge", Replies(verdicts, p, pd.Series(["logprobs"] * 40)), labels, "words", baseline)
     assert (items["kappa_lo"], items["auc_lo"]) != (row["kappa_lo"], row["auc_lo"])  # without them: the items
 
 
 def test_without_labels_the_card_says_so_instead_of_printing_numbers():
-    row = card("unlabelled", "judge", pd.Series([True, False]), pd.Series([0.9, 0.1]), pd.Series(["logprobs"] * 2),
+    row = card("unlabelled", "judge", Replies(pd.Series([True, False]), pd.Series([0.9, 0.1]), pd.Series(["logprobs"] * 2)),
                pd.Series([math.nan, math.nan]), "words", pd.Series([1.0, 0.0]))
     assert row["n_labelled"] == 0 and math.isnan(row["kappa"]) and math.isnan(row["auc"])
     assert row["reading"].startswith("no labels for this run's items")
@@ -60,8 +60,9 @@ def test_without_labels_the_card_says_so_instead_of_printing_numbers():
 
 def test_a_judge_that_does_not_beat_its_baseline_says_so():
     labels = pd.Series([1, 1, 0, 0] * 3, dtype=float)
-    row = card("weak", "judge", pd.Series([True, False, True, False] * 3), pd.Series([0.6, 0.4, 0.6, 0.4] * 3),
-               pd.Series(["logprobs"] * 12), labels, "words", pd.Series([1.0, 1.0, 0.0, 0.0] * 3))
+    replies = Replies(pd.Series([True, False, True, False] * 3), pd.Series([0.6, 0.4, 0.6, 0.4] * 3),
+                      pd.Series(["logprobs"] * 12))
+    row = card("weak", "judge", replies, labels, "words", pd.Series([1.0, 1.0, 0.0, 0.0] * 3))
     assert row["auc"] == pytest.approx(0.5) and row["baseline_auc"] == pytest.approx(1.0)
     assert "loses to its judge-free baseline on AUC (0.50 vs 1.00" in row["reading"]
 
@@ -84,6 +85,7 @@ def test_a_judge_beats_its_baseline_only_when_the_paired_interval_excludes_0():
     labels = pd.Series([1, 0] * 30, dtype=float)
     judge = pd.Series([0.9, 0.1] * 30)  # orders every pair right
     baseline = pd.Series([1.0, 1.0, 0.0, 0.0] * 15)  # right half of the time
-    row = card("strong", "judge", judge >= 0.5, judge, pd.Series(["logprobs"] * 60), labels, "words", baseline)
+    row = card("strong", "judge", Replies(judge >= 0.5, judge, pd.Series(["logprobs"] * 60)), labels, "words",
+               baseline)
     assert row["versus_baseline"] == "beats" and row["auc_vs_baseline_lo"] > 0
     assert "the judge beats its judge-free baseline on AUC (1.00 vs 0.50" in row["reading"]

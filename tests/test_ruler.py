@@ -9,7 +9,7 @@ from typing import NamedTuple
 import pandas as pd
 import pytest
 import tiktoken
-from conftest import SMALL_MODEL
+from conftest import SMALL_MODEL, synthetic_samples
 from lclab.models import count_prompt_tokens
 from lclab.runs.params import ParameterError
 from lclab.synthetic import build_samples, score
@@ -25,9 +25,9 @@ NEEDLE = re.compile(r"One of the special magic (numbers|uuids) for (.+?) is: (\S
 @pytest.fixture(scope="module")
 def built():
     """Two haystacks of every RULER task at 2k and 4k tokens, built as a run builds them (the 0.5B's tokens)."""
-    samples = build_samples(model=SMALL_MODEL, tasks=["ruler"], context_tokens=[2048, 4096], depths=[0, 50, 100],
+    samples = synthetic_samples(model=SMALL_MODEL, tasks=["ruler"], context_tokens=[2048, 4096], depths=[0, 50, 100],
                             n_samples=2, seed=0, corpus="paul_graham", value_kinds=["numbers"],
-                            qa_path="data/pg_qa/qa.csv", progress=False)
+                            qa_path="data/pg_qa/qa.csv")
     return {(s["task"], int(s["cluster"].rsplit("-", 1)[1]), s["context_tokens"]): s for s in samples}
 
 
@@ -169,9 +169,8 @@ def test_a_length_a_lab_task_cannot_fill_stops_the_build_in_one_line(tmp_path):
     (tmp_path / "short.txt").write_text("A short essay about gardens. Tomatoes need sunshine and patience daily. "
                                         "Nothing more is written here at all.")
     with pytest.raises(ParameterError, match=r"^task variables cannot fill 4,000 tokens: [^\n]*$"):
-        build_samples(model=SMALL_MODEL, tasks=["variables"], context_tokens=[4000], depths=[50], n_samples=1,
-                      seed=0, corpus=str(tmp_path), value_kinds=["numbers"], qa_path="data/pg_qa/qa.csv",
-                      progress=False)
+        synthetic_samples(model=SMALL_MODEL, tasks=["variables"], context_tokens=[4000], depths=[50], n_samples=1,
+                      seed=0, corpus=str(tmp_path), value_kinds=["numbers"], qa_path="data/pg_qa/qa.csv")
 
 
 @pytest.mark.slow
@@ -279,9 +278,9 @@ def test_rulers_prefill_puts_the_answer_prefix_after_the_assistant_header_and_th
     monkeypatch.setenv("LCLAB_OUTPUT_DIR", str(tmp_path))
     common = dict(model="fake/answerer", tasks=["vt", "niah_single_1", "qa_1_pg"], context_tokens=[1024],
                   depths=[50], n_samples=1, seed=0, corpus="paul_graham", value_kinds=["numbers"],
-                  qa_path="data/pg_qa/qa.csv", progress=False)
-    prefilled = {s["task"]: s for s in build_samples(**common, ruler_form="prefill")}
-    chat = {s["task"]: s for s in build_samples(**common, ruler_form="chat")}
+                  qa_path="data/pg_qa/qa.csv")
+    prefilled = {s["task"]: s for s in synthetic_samples(**common, ruler_form="prefill")}
+    chat = {s["task"]: s for s in synthetic_samples(**common, ruler_form="chat")}
     for task, s in prefilled.items():
         user, prefix = chat[task].input.rsplit(" The special magic" if task.startswith("niah") else " Answer:", 1)
         prefix = (" The special magic" if task.startswith("niah") else " Answer:") + prefix

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import SMALL_MODEL
+from conftest import SMALL_MODEL, synthetic_samples
 from lclab.synthetic import build_samples, score
 from lclab.synthetic.ruler import NOISE, RULER_TASKS
 from lclab.text.corpus import load_corpus
@@ -33,9 +33,9 @@ def ruler():
 def lab():
     """One haystack of every RULER task at 4,096 tokens in the 0.5B's tokens, in RULER's chat-API form (the task
     text with its answer prefix: the form the reference's text and prefix are compared with)."""
-    samples = build_samples(model=SMALL_MODEL, tasks=["ruler"], context_tokens=[4096], depths=[50], n_samples=1,
+    samples = synthetic_samples(model=SMALL_MODEL, tasks=["ruler"], context_tokens=[4096], depths=[50], n_samples=1,
                             seed=0, corpus="paul_graham", value_kinds=["numbers"], qa_path="data/pg_qa/qa.csv",
-                            progress=False, ruler_form="chat")
+                            ruler_form="chat")
     return {s["task"]: s for s in samples}
 
 

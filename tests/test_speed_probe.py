@@ -54,7 +54,8 @@ def test_runs_after_the_probe_scale_its_speeds_and_older_ratios_are_set_aside(re
 
     job = (20_000, 400, 20, 20 * 1_000 ** 2)
     # 3x the reference's speeds (a plan before any run prices SUSTAINED x them)
-    record_throughput(MODEL, job[0], job[1], job[2], 3 * seconds_for(MODEL, *job) / SUSTAINED, job[3])
+    record_throughput(MODEL, job[0], job[1], job[2], 3 * seconds_for(MODEL, *job) / SUSTAINED,
+                      {"prompt_tokens_sq": job[3]})
     assert speed_factor(MODEL)[0] == pytest.approx(3.0)
     probe._keep(MODEL, {"prefill_s_per_token": 0.002, "decode_s_per_token": 0.02, "grammar_s_per_token": 0.0,
                         "call_s": 0.0, "prompt_tokens_per_s": 500.0, "decode_tokens_per_s": 50.0})
@@ -62,7 +63,8 @@ def test_runs_after_the_probe_scale_its_speeds_and_older_ratios_are_set_aside(re
     assert "priced_runs" not in kept and kept["priced_runs_before_probe"] == [3.0]  # another basis's ratio
     assert speed_factor(MODEL)[0] == SUSTAINED
     probed = seconds_for(MODEL, *job) / SUSTAINED
-    record_throughput(MODEL, job[0], job[1], job[2], 1.5 * probed, job[3])  # a run 1.5x the probed prediction
+    # a run 1.5x the probed prediction
+    record_throughput(MODEL, job[0], job[1], job[2], 1.5 * probed, {"prompt_tokens_sq": job[3]})
     assert seconds_for(MODEL, *job) == pytest.approx(1.5 * probed)
 
 
@@ -78,9 +80,10 @@ def test_a_run_is_set_against_the_plans_own_prices_so_kept_prefixes_and_extras_c
     todo, reply = [(1_000, 0), (1_000, 900), (1_000, 900)], 40
     judged = Request(max_tokens=20, response_format="json", logprobs=True)
     planned = row("nb", "judge", MODEL, 3, 0, 3_000, reply, todo, judged)["seconds"]
-    record_throughput(MODEL, 3_000, reply, 3, 2 * planned / SUSTAINED, 3 * 1_000 ** 2,
-                      read_prompt_tokens=1_200, read_prompt_tokens_sq=3 * 1_000 ** 2 - 2 * 900 ** 2,
-                      grammar_tokens=reply, scored_tokens=reply)
+    record_throughput(MODEL, 3_000, reply, 3, 2 * planned / SUSTAINED,
+                      {"prompt_tokens_sq": 3 * 1_000 ** 2, "read_prompt_tokens": 1_200,
+                       "read_prompt_tokens_sq": 3 * 1_000 ** 2 - 2 * 900 ** 2, "grammar_tokens": reply,
+                       "scored_tokens": reply})
     assert speed_factor(MODEL)[0] == pytest.approx(2.0)
     again = row("nb", "judge", MODEL, 3, 0, 3_000, reply, todo, judged)["seconds"]
     assert again == pytest.approx(2 * planned / SUSTAINED)
@@ -88,7 +91,7 @@ def test_a_run_is_set_against_the_plans_own_prices_so_kept_prefixes_and_extras_c
     record.unlink()
     _write_probe(record, prefill_s_per_token=0.001, decode_s_per_token=0.01, grammar_s_per_token=0.02,
                  logprobs_s_per_token=0.005, call_s=0.01)
-    record_throughput(MODEL, 3_000, reply, 3, 2 * planned / SUSTAINED, 3 * 1_000 ** 2)
+    record_throughput(MODEL, 3_000, reply, 3, 2 * planned / SUSTAINED, {"prompt_tokens_sq": 3 * 1_000 ** 2})
     assert speed_factor(MODEL)[0] != pytest.approx(2.0, rel=0.05)
 
 

@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from conftest import SMALL_MODEL
+from conftest import SMALL_MODEL, synthetic_samples
 from lclab.models import count_prompt_tokens
 from lclab.synthetic import build_samples, score
 from lclab.synthetic.haystack import fit, place
@@ -15,7 +15,7 @@ ALL = ["needle_single", "needle_multikey", "needle_multivalue", "needle_multique
 def samples(**changes):
     p = dict(model=SMALL_MODEL, tasks=ALL, context_tokens=[500, 900], depths=[0, 100], n_samples=2, seed=0,
              corpus="paul_graham", value_kinds=["numbers", "uuids", "words"], qa_path="data/pg_qa/qa.csv") | changes
-    return build_samples(**p)
+    return synthetic_samples(**p)
 
 
 def test_every_prompt_fills_its_budget_in_the_models_own_tokens_and_holds_its_targets():

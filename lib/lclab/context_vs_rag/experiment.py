@@ -6,7 +6,8 @@ from ..experiments import Design, Experiment, Series, register
 from ..models.backends import shared_prefix_tokens
 from ..planning.plan import one_at_a_time_local, planned_embeddings
 from ..planning.experiment_plan import planned_stages
-from ..planning.stages import Judged, estimated, named, planned_judges, reply_tokens, template_prompt_tokens, text_tokens
+from ..planning.stages import (Judged, Read, estimated, named, planned_judges, reply_tokens, template_prompt_tokens,
+                               text_tokens)
 from ..prompts import render
 from ..qa import closed_book, load_validated
 from ..retrieval.chunking import Chunker
@@ -68,9 +69,8 @@ def plan(notebook: str, given: dict) -> list[dict]:
                               request=ANSWER.requests(p)[0], kept=kept if reuse else None))
         judged = [s for s in mine if s["answerable"]]
         if judged:
-            rows.append(named(planned_judges(notebook, EXPERIMENT, JUDGE.name, judge, JUDGE.template, JUDGE.slots,
-                                             [Judged(JUDGE.known(s)) for s in judged], ANSWER.name, model,
-                                             p.max_answer_tokens, JUDGE.requests(p)), f"judge, {label}"))
+            rows.append(named(planned_judges(notebook, EXPERIMENT, JUDGE, p, [Judged(JUDGE.known(s)) for s in judged],
+                                             Read(ANSWER.name, model, p.max_answer_tokens)), f"judge, {label}"))
     # every set's chunks and its question, embedded for RAG
     rows.append(planned_embeddings(notebook, p.embedder, [c.text for cs in chunks.values() for c in cs]
                                    + [s.question for s in sets]))

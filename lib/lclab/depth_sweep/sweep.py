@@ -55,9 +55,10 @@ DISTRACTORS = ("random", "similar")
 
 
 def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list[int], seed: int,
-                 count, count_text=None, haystack: str = "per_pair", distractors: str = "random",
+                 counters: tuple, haystack: str = "per_pair", distractors: str = "random",
                  embedder: str = DEFAULT_EMBEDDER) -> list[Trial]:
-    """Every (QA pair, budget, depth) prompt, in an order that lets llama.cpp reuse prompt prefixes.
+    """Every (QA pair, budget, depth) prompt, in an order that lets llama.cpp reuse prompt prefixes (`counters`:
+    the model's token counters, lclab.models.budget_counters).
 
     Within a (pair, budget) group the deepest placement comes first: the next,
     shallower one shares every document before its answer position with it, and
@@ -69,6 +70,7 @@ def build_trials(qa: pd.DataFrame, pool, context_tokens: list[int], depths: list
         raise ValueError(f"haystack must be one of {HAYSTACKS} and distractors one of {DISTRACTORS}")
     if haystack == "shared" and distractors == "similar":
         raise ValueError("similar distractors are chosen per question: use haystack='per_pair' with them")
+    count, count_text = counters
     if haystack == "shared":
         fillers = shared_fillers(qa, pool, context_tokens, seed, count, count_text)
     elif distractors == "similar":
@@ -105,9 +107,9 @@ def prepare(p: Parameters, validated: tuple | None = None, similar: bool = True)
     pool, qa) when the caller has read them; `similar=False` builds the similar-distractor trials with random
     distractors instead (a plan runs no embedding model; the prompts are of the same size)."""
     _, pool, qa = validated or load_validated(p.corpus, p.qa_path, p.n_qa)
-    count, count_text = budget_counters(p.model)
+    counters = budget_counters(p.model)
     return as_samples([t for mode in p.distractors for t in build_trials(
-        qa, pool, p.context_tokens, p.depths, p.seed, count, count_text, p.haystack,
+        qa, pool, p.context_tokens, p.depths, p.seed, counters, p.haystack,
         mode if similar else "random", p.embedder)])
 
 
@@ -219,10 +221,9 @@ def judge_vs_match(items: pd.DataFrame) -> pd.DataFrame:
 def rebuild_prompt(parameters: dict, row: dict) -> list[dict]:
     """The chat messages an item's answering call sent, rebuilt from the run's parameters (see lclab.runs.manifest)."""
     _, pool, qa = load_validated(parameters["corpus"], parameters["qa_path"], parameters["n_qa"])
-    count, count_text = budget_counters(parameters["model"])
-    trials = build_trials(qa, pool, parameters["context_tokens"], parameters["depths"], parameters["seed"], count,
-                          count_text, parameters.get("haystack", "per_pair"), row.get("distractors", "random"),
-                          parameters.get("embedder", DEFAULT_EMBEDDER))
+    trials = build_trials(qa, pool, parameters["context_tokens"], parameters["depths"], parameters["seed"],
+                          budget_counters(parameters["model"]), parameters.get("haystack", "per_pair"),
+                          row.get("distractors", "random"), parameters.get("embedder", DEFAULT_EMBEDDER))
     wanted = (row["qa_id"], row["context_tokens"], row["depth"])
     trial = next((t for t in trials if (t.qa_id, t.context_tokens, t.depth) == wanted), None)
     if trial is None:

@@ -24,4 +24,4 @@ from .evaluate import (
 )
 from .items import DIRECTION_NAMES, DIRECTIONS, ORDERS, EvalItem, order_requests, prepare
 from .labels import Labels, load_items, load_labels
-from .run import run_nli
+from .run import Reading, run_nli

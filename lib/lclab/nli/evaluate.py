@@ -31,7 +31,7 @@ from .labels import Labels, load_items, load_labels
 from .parameters import Parameters
 from .pipeline import NLI_STAGE, PRONOUN_STAGE, REFUSAL_STAGE, VARIANTS
 from .probability import VERDICT_STAGES
-from .run import run_nli
+from .run import Reading, run_nli
 from .tables import (
     CONFIG_COLUMNS,
     SCORERS,
@@ -90,8 +90,8 @@ def run_nli_eval(p: Parameters) -> Result:
     items = all_items[:p.n_items] if p.n_items else all_items
     configs = [{"model": m, "variant": v, "concurrency": c}
                for m, v, c in itertools.product(p.models or [p.model], p.variants, p.concurrency)]
-    return run_configs(items, labels, configs, p.run_name, order=p.order, pronouns=p.pronouns,
-                       with_document=p.with_document, language=p.language, kinds=item_kinds(p.items_path))
+    return run_configs(items, labels, configs, p.run_name, kinds=item_kinds(p.items_path),
+                       reading=Reading(p.order, p.pronouns, p.with_document, p.language))
 
 
 def item_kinds(items_path: str) -> dict[str, str]:
@@ -119,8 +119,7 @@ def resolved_timing(timings, label: str, fp: str, t: dict, resumed: int) -> dict
 
 
 def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_name: str, *,
-                order: str = "premise", pronouns: bool = True, with_document: bool = False,
-                language: str = "english", quiet: bool = False, kinds: dict[str, str] | None = None) -> Result:
+                reading: Reading = Reading(), quiet: bool = False, kinds: dict[str, str] | None = None) -> Result:
     """Every configuration over every item; tables saved in results/nli/<run_name>/.
 
     Configurations that differ only in concurrency would share every reply in
@@ -128,6 +127,7 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
     its own cache entries (`cache_tag`). Times are those of the run that made
     the calls: a rerun that makes none shows the cost recorded when they were made.
     """
+    order, pronouns, with_document, language = reading.order, reading.pronouns, reading.with_document, reading.language
     if order not in ORDERS:
         raise ValueError(f"order must be one of {ORDERS}, got {order!r}")
     configs = check_configs(configs)
@@ -147,9 +147,8 @@ def run_configs(items: list[EvalItem], labels: Labels, configs: list[dict], run_
             resumed_before = run.resumed
             with ACCOUNTING.scope() as ledger:
                 res = run_nli(run, items, c["model"], config=label, variant=c["variant"], concurrency=c["concurrency"],
-                              order=order, pronouns=pronouns, with_document=with_document, language=language,
-                              cache_tag=None if c["concurrency"] == 1 else f"concurrency={c['concurrency']}",
-                              quiet=quiet)
+                              reading=reading, quiet=quiet,
+                              cache_tag=None if c["concurrency"] == 1 else f"concurrency={c['concurrency']}")
             t = resolved_timing(timings, label, fp, timing_from(ledger, res.seconds), run.resumed - resumed_before)
             timing_rows.append({"model": c["model"], "prompt": c["variant"], "concurrency": c["concurrency"],
                                 "items": len(items), **t})

@@ -50,6 +50,18 @@ HYPOTHESIS_COLUMNS = ["item_id", "direction", "index", "sentence", "hypothesis",
                       "estimate_p_refusal", "error"]
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How every configuration of one evaluation reads its items: `order` the calls' order ("premise": those
+    sharing a premise back to back), `pronouns` replaced before the NLI calls or not, `with_document` the source
+    document beside each premise, `language` of the sentence splitter."""
+
+    order: str = "premise"
+    pronouns: bool = True
+    with_document: bool = False
+    language: str = "english"
+
+
 @dataclass
 class NLIRun:
     hypotheses: pd.DataFrame  # one row per (item, direction, hypothesis)
@@ -126,8 +138,8 @@ def _replace_pronouns(run: Run, prepared: dict[str, Prepared], model: str, confi
 
 
 def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None = None, variant: str = "separated",
-            concurrency: int = 1, order: str = "premise", pronouns: bool = True, with_document: bool = False,
-            language: str = "english", cache_tag: str | None = None, quiet: bool = False) -> NLIRun:
+            concurrency: int = 1, reading: Reading = Reading(), cache_tag: str | None = None,
+            quiet: bool = False) -> NLIRun:
     """One configuration over `items`; `config` names it in the item logs (default: the model and variant)."""
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
@@ -140,8 +152,8 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
 
     # Stage 1: transforming.
     t0 = time.perf_counter()
-    prepared = {it.item_id: prepare(it, language) for it in items}
-    _replace_pronouns(run, prepared, model, config, made_with, pronouns, cache_tag, concurrency, quiet)
+    prepared = {it.item_id: prepare(it, reading.language) for it in items}
+    _replace_pronouns(run, prepared, model, config, made_with, reading.pronouns, cache_tag, concurrency, quiet)
     transform_s = time.perf_counter() - t0
 
     # Stage 2: getting NLI (and refusal).
@@ -156,7 +168,7 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
         return v.columns("estimate", error="error")
 
     hyp = run.trials(
-        nli_samples(prepared, variant, with_document, order),
+        nli_samples(prepared, variant, reading.with_document, reading.order),
         log=run.log(("config", "item_id", "direction", "index", "fingerprint"), "hypotheses.jsonl"), quiet=quiet,
         key=lambda s: (config, s["item_id"], s["direction"], s["index"],
                        fingerprint(made_with, variant, s["premise"], s["hypothesis"], s["document"], LAYOUT)),

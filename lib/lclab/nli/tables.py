@@ -7,7 +7,7 @@ import pandas as pd
 
 from ..scoring.baselines import content_overlap
 from ..scoring.refusal import refusal_cue
-from ..scoring.reliability import card, cards
+from ..scoring.reliability import Replies, card, cards
 from ..scoring.score_eval import separation_summary
 from ..stats.clusters import cluster_mean_ci
 from .combined import COMBINED
@@ -106,20 +106,20 @@ def nli_cards(hyp: pd.DataFrame, items: pd.DataFrame, refusal_labels: pd.DataFra
             sub = part[part.direction == d]
             verdicts = sub.estimate.map(lambda e: None if pd.isna(e) else bool(e >= 0.5))
             overlap = [content_overlap(h, p) for h, p in zip(sub.sentence, sub.premise)]
-            rows.append(card(f"NLI {DIRECTION_NAMES[d]}", name, verdicts, sub.estimate_p, sub.estimate_source,
+            rows.append(card(f"NLI {DIRECTION_NAMES[d]}", name, Replies(verdicts, sub.estimate_p, sub.estimate_source),
                              sub.entailed, "hypothesis words in the premise", pd.Series(overlap, dtype=float)))
             if "combined_p" in sub and sub.combined_p.notna().any():  # lclab.nli.combined (needs p(supported))
                 combined = sub.combined_p.map(lambda p: None if pd.isna(p) else bool(p >= 0.5))
-                rows.append(card(f"NLI {DIRECTION_NAMES[d]}, {COMBINED}", name, combined, sub.combined_p,
-                                 pd.Series(["combined"] * len(sub)), sub.entailed, "hypothesis words in the premise",
-                                 pd.Series(overlap, dtype=float)))
+                rows.append(card(f"NLI {DIRECTION_NAMES[d]}, {COMBINED}", name,
+                                 Replies(combined, sub.combined_p, pd.Series(["combined"] * len(sub))), sub.entailed,
+                                 "hypothesis words in the premise", pd.Series(overlap, dtype=float)))
         own = items[(items[CONFIG_COLUMNS] == pd.Series(dict(zip(CONFIG_COLUMNS, keys)))).all(axis=1)]
         texts = [(r.item_id, text, getattr(r, col), getattr(r, f"{col}_p"), cue, getattr(r, f"{col}_source"))
                  for r in own.itertuples() for text, col, cue in
                  (("answer", "answer_refusal", r.answer_text), ("ground_truth", "gt_refusal", r.gt_text))]
-        rows.append(card("refusal tags", name, pd.Series([t[2] for t in texts], dtype=object),
-                         pd.Series([t[3] for t in texts], dtype=float),
-                         pd.Series([t[5] for t in texts], dtype=object),
+        rows.append(card("refusal tags", name, Replies(pd.Series([t[2] for t in texts], dtype=object),
+                                                       pd.Series([t[3] for t in texts], dtype=float),
+                                                       pd.Series([t[5] for t in texts], dtype=object)),
                          pd.Series([truth.get((t[0], t[1])) for t in texts], dtype=float),
                          "a refusal phrase in the text", pd.Series([refusal_cue(t[4]).value for t in texts])))
     return cards(rows)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..pipeline import Stage
 from .plan import one_at_a_time_local, plan_scope
 from .speed import load_seconds
-from .stages import Judged, cached_answers, planned_judges, planned_replies
+from .stages import Judged, Read, cached_answers, planned_judges, planned_replies
 
 
 def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tuple[Stage, ...],
@@ -35,8 +35,8 @@ def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tup
         read_model, read_request, answers = replies[stage.reads]
         items = [Judged(stage.known(s), None if a is None else {stage.slots[0]: a})
                  for s, a in zip(samples, answers)]
-        rows.append(planned_judges(notebook, experiment, stage.name, model, stage.template, stage.slots, items,
-                                   stage.reads, read_model, read_request.max_tokens, requests))
+        rows.append(planned_judges(notebook, experiment, stage, p, items,
+                                   Read(stage.reads, read_model, read_request.max_tokens)))
     return rows
 
 

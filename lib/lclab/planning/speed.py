@@ -18,6 +18,7 @@ import os
 import statistics
 from pathlib import Path
 
+from ..models.accounting import PRICED
 from ..models.llama_engine import cpu_build
 from ..models.local_models import cpu_name, model_dir
 
@@ -68,21 +69,20 @@ def _throughput_file() -> Path:
 
 
 def record_throughput(model: str, prompt_tokens: int, completion_tokens: int, calls: int, seconds: float,
-                      prompt_tokens_sq: int | None = None, read_prompt_tokens: int | None = None,
-                      read_prompt_tokens_sq: int | None = None, grammar_tokens: int = 0,
-                      scored_tokens: int = 0) -> None:
+                      priced: dict | None = None) -> None:
     """Add a run's measured model time to this machine's record for the model (what plans estimate from).
-
-    `prompt_tokens_sq`: the sum over calls of each prompt's tokens squared (what attention costs). The rest say
-    what a plan prices (lclab.models.accounting.PRICED): the prompt tokens read after each call's kept prefix and
-    the sum of those positions' squares (else the whole prompts), and the reply tokens decoded under a JSON grammar
-    or scored for their logprobs."""
+    `priced` (the ledger's, lclab.models.accounting.PRICED): the sum of each prompt's tokens squared (what attention
+    costs), the tokens read after each call's kept prefix and their squares, the reply tokens decoded under a JSON
+    grammar or scored for logprobs; any left out: as if the calls were equal, read whole, with no extras."""
     if not calls or seconds <= 0 or not model.startswith("local/"):
         return
-    if prompt_tokens_sq is None:
-        prompt_tokens_sq = _equal_lengths(prompt_tokens, calls)
-    read = prompt_tokens if read_prompt_tokens is None else read_prompt_tokens
-    read_sq = prompt_tokens_sq if read_prompt_tokens_sq is None else read_prompt_tokens_sq
+    priced = priced or {}
+    if set(priced) - set(PRICED):
+        raise KeyError(f"record_throughput: unknown priced figure(s) {sorted(set(priced) - set(PRICED))}")
+    prompt_tokens_sq = priced.get("prompt_tokens_sq") or _equal_lengths(prompt_tokens, calls)
+    read = priced.get("read_prompt_tokens", prompt_tokens)
+    read_sq = priced.get("read_prompt_tokens_sq", prompt_tokens_sq)
+    grammar_tokens, scored_tokens = priced.get("grammar_tokens", 0), priced.get("scored_tokens", 0)
 
     def add(entry: dict) -> None:
         if "prompt_tokens_sq" not in entry:  # a record from before lengths were kept: as if its calls were equal

@@ -216,17 +216,27 @@ class Judged:
     filled: dict | None = None
 
 
-def planned_judges(notebook: str, experiment: str, stage: str, judge: str, template: str, slots: tuple[str, ...],
-                   items: list[Judged], answer_stage: str, answer_model: str, answer_budget: int,
-                   requests: list[Request]) -> dict:
-    """The calls of a stage that reads an earlier stage's replies (a judge reading answers): `slots` the template's
-    fields that reply fills, `requests` the run's own request of each call per item (the verdict, then any
-    self-consistency samples). An item whose earlier reply is cached has its prompt built and looked up; the
-    others are priced by the template with the slots at the earlier reply's measured size (else its budget)."""
+@dataclass(frozen=True)
+class Read:
+    """The earlier stage a later one reads, as a plan prices its replies: its gateway stage, the model it calls
+    and its reply budget."""
+
+    stage: str
+    model: str
+    budget: int
+
+
+def planned_judges(notebook: str, experiment: str, stage, p, items: list[Judged], read: Read) -> dict:
+    """The calls of `stage` (an lclab.pipeline.Stage that reads an earlier stage's replies: a judge reading
+    answers) under parameters `p`: its template's `slots` are what the earlier reply fills, its `requests(p)` the
+    run's own request of each call per item (the verdict, then any self-consistency samples). An item whose
+    earlier reply is cached has its prompt built and looked up; the others are priced by the template with the
+    slots at the earlier reply's measured size (else its budget)."""
+    judge, template, slots, requests = stage.model(p), stage.template, stage.slots, stage.requests(p)
     exact, priced, unknown = [], [], []
     reply_budget = requests[0].max_tokens
-    answer_size, _ = reply_tokens(experiment, answer_stage, answer_model, answer_budget)
-    reply, source = reply_tokens(experiment, stage, judge, reply_budget)
+    answer_size, _ = reply_tokens(experiment, read.stage, read.model, read.budget)
+    reply, source = reply_tokens(experiment, stage.name, judge, reply_budget)
     for item in items:
         if item.filled is not None:
             exact.append(render(template, **item.known, **item.filled))
@@ -235,10 +245,10 @@ def planned_judges(notebook: str, experiment: str, stage: str, judge: str, templ
             stand_in = {slot: answer_size / len(slots) for slot in slots}
             priced.append(template_prompt_tokens(judge, template, stand_in, **item.known))
             unknown.append(item)
-    rows = [planned_answers(notebook, stage, judge, exact, request, reply=reply)[0] for request in requests]
+    rows = [planned_answers(notebook, stage.name, judge, exact, request, reply=reply)[0] for request in requests]
     spread, said = answer_spread(experiment) if unknown else (1.0, "")
     share = repeat_share(judge, template, unknown, spread)
-    rows.append(estimated(notebook, stage, judge, priced * len(requests), reply,
+    rows.append(estimated(notebook, stage.name, judge, priced * len(requests), reply,
                           f"{source}; {share:.0%} repeats, {said} ({spread:.2f})" if share else source, share,
                           requests[0]))
     return merged(rows)

@@ -105,11 +105,24 @@ def _plain_numbers(counts: dict) -> dict:
             if k != "model"}  # the stages' models are in accounting.csv; the total has none
 
 
-def write(directory: Path, experiment: str, run_name: str, parameters: dict, started: datetime.datetime,
-          accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int,
+@dataclasses.dataclass(frozen=True)
+class Invocation:
+    """Which run a manifest describes (its folder, experiment, name and parameters) and when this invocation of it
+    began."""
+
+    directory: Path
+    experiment: str
+    run_name: str
+    parameters: dict
+    started: datetime.datetime
+
+
+def write(invocation: Invocation, accounting: pd.DataFrame, status: str, headline: dict | None, n_items: int,
           trials: dict | None = None) -> dict:
     """Write manifest.json into the run folder and return it. `accounting` is this invocation's; the
     manifest also sums every invocation of the run (resumed or repeated) from its accounting log."""
+    directory, experiment, run_name = invocation.directory, invocation.experiment, invocation.run_name
+    parameters, started = invocation.parameters, invocation.started
     total = accounting.set_index("stage").loc["total"].to_dict() if len(accounting) else {}
     ended = datetime.datetime.now()
     manifest = {

@@ -206,10 +206,10 @@ class Run:
         log_accounting(self.dir, self.started.isoformat(timespec="seconds"),
                        f"{RESCORED}: {status}" if replaying() else status, accounting)
         repaired = recoveries.since(self._recoveries)  # said on the terminal by ./run_all.sh too
-        manifest.write(self.dir, self.experiment, self.run_name, self.parameters, self.started, accounting,
-                       status, headline, n_items, trials={"ran": self.ran, "resumed": self.resumed,
-                                                          **self._failures, **({"recovered": repaired} if repaired
-                                                                               else {})})
+        invocation = manifest.Invocation(self.dir, self.experiment, self.run_name, self.parameters, self.started)
+        manifest.write(invocation, accounting, status, headline, n_items,
+                       trials={"ran": self.ran, "resumed": self.resumed, **self._failures,
+                               **({"recovered": repaired} if repaired else {})})
 
     def _record_throughput(self, accounting: pd.DataFrame) -> None:
         """Keep this machine's measured speeds for later plans: each model's calls, and the embedder's per text."""
@@ -224,7 +224,7 @@ class Run:
             if model and "," not in model:  # a stage that asked several models says nothing of either
                 record_throughput(model, int(calls["prompt_tokens"].sum()), int(calls["completion_tokens"].sum()),
                                   int(calls["calls"].sum()), float(calls["model_s"].sum()),
-                                  **self.ledger.priced(calls["stage"]))
+                                  self.ledger.priced(calls["stage"]))
 
     def resume_note(self, log_name: str = "items.jsonl") -> str:
         return (f"{self.ran + self.resumed} trials: {self.resumed} already done in "

@@ -1,6 +1,6 @@
 """The reliability card: how far to trust a judged metric. One function, one table shape, every judge.
 
-    row = card("answer correct", judge_model, verdicts, probabilities, sources, labels,
+    row = card("answer correct", judge_model, Replies(verdicts, probabilities, sources), labels,
                "reference words in the answer", baseline_scores)
 
 Against the maintainer's labels (an AI coding agent, reading the source, blind to the judge; see
@@ -19,6 +19,7 @@ says so instead of printing numbers. The bootstraps resample the items' clusters
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -46,15 +47,25 @@ def _defined(*series) -> np.ndarray:
     return np.logical_and.reduce([pd.notna(s).to_numpy() for s in series])
 
 
-def card(metric: str, judge: str, verdicts: pd.Series, probabilities: pd.Series, sources: pd.Series,
-         labels: pd.Series, baseline: str, baseline_scores: pd.Series,
+@dataclass(frozen=True)
+class Replies:
+    """A judge's replies on its judged items, aligned: each verdict (None where its reply held none), the
+    probability of "yes" behind it, and where the verdict came from ("logprobs", "sampled", ...)."""
+
+    verdicts: pd.Series
+    probabilities: pd.Series
+    sources: pd.Series
+
+
+def card(metric: str, judge: str, replies: Replies, labels: pd.Series, baseline: str, baseline_scores: pd.Series,
          consistency: pd.Series | None = None, labellers: dict | None = None, clusters: pd.Series | None = None
          ) -> dict:
     """One card row (see the module docstring); every series is aligned with the judged items. `labellers`:
     two labellers' κ on these texts (`labellers.labeller_agreement`), printed beside the judge's as its ceiling;
     `clusters`: each item's independent unit (a QA pair), which every interval resamples (κ, AUC, the paired
     difference with the baseline, the corrected rates)."""
-    verdicts, probabilities = verdicts.reset_index(drop=True), probabilities.reset_index(drop=True)
+    verdicts, probabilities = replies.verdicts.reset_index(drop=True), replies.probabilities.reset_index(drop=True)
+    sources = replies.sources
     labels, baseline_scores = labels.reset_index(drop=True), baseline_scores.reset_index(drop=True)
     judged = pd.notna(verdicts).to_numpy()
     baseline_votes = baseline_scores.map(lambda s: None if pd.isna(s) else float(s >= THRESHOLD))
@@ -158,8 +169,8 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
     `cluster`: the item column naming its independent unit (a QA pair), which every interval resamples.
     """
     if column not in items or items.empty:
-        return card(metric, judge, pd.Series(dtype=object), pd.Series(dtype=float), pd.Series(dtype=object),
-                    pd.Series(dtype=float), baseline, pd.Series(dtype=float))
+        nothing = Replies(pd.Series(dtype=object), pd.Series(dtype=float), pd.Series(dtype=object))
+        return card(metric, judge, nothing, pd.Series(dtype=float), baseline, pd.Series(dtype=float))
     answered = items[items["response"].notna()] if "response" in items else items
     keys = answered.apply(lambda r: row_key(r, key_fields), axis=1)
     # One verdict per distinct judged text: the same answer judged at five depths is one judgment repeated
@@ -168,8 +179,9 @@ def judged_card(items: pd.DataFrame, column: str, metric: str, judge: str, label
     answered, keys = answered[first], keys[first]
     scores = answered.apply(baseline_score, axis=1).astype(float)
     units = answered[cluster] if cluster and cluster in answered else None
-    return card(metric, judge, answered[column], answered.get(f"{column}_p", pd.Series(np.nan, answered.index)),
-                answered.get(f"{column}_source", pd.Series(None, answered.index)), labels_for(keys, labels_name),
+    replies = Replies(answered[column], answered.get(f"{column}_p", pd.Series(np.nan, answered.index)),
+                      answered.get(f"{column}_source", pd.Series(None, answered.index)))
+    return card(metric, judge, replies, labels_for(keys, labels_name),
                 baseline, scores, answered.get(f"{column}_consistency"),
                 labeller_agreement(labels_name, keys, pd.Series(units.to_numpy(), index=keys) if units is not None
                                    else None), units)

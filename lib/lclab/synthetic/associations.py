@@ -24,7 +24,7 @@ from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from .haystack import filler
 from .once import built_once
-from .tasks import fit_prompt, make_sample
+from .tasks import Source, fit_prompt, make_sample
 
 NEEDLES = REPO / "data" / "associations" / "needles.csv"
 NAMES = REPO / "data" / "associations" / "names.txt"
@@ -54,23 +54,23 @@ def _any_of(words: list[str]) -> re.Pattern:
     return re.compile("|".join(rf"\b{re.escape(w)}\b" for w in words), re.I)
 
 
-def association_sample(task: str, i: int, budget: int, depth: float, corpus: str, seed: int, count,
-                       closed_book: bool = False, if_absent: str = "", answerable: bool = True) -> Sample:
+def association_sample(task: str, i: int, budget: int, depth: float, source: Source) -> Sample:
     """Haystack i of an association task: pair i (in turn) with a seeded name; the haystack leaves out every
     sentence naming a character of the set, the question's keyword or the needle's cue (NoLiMa filters its
     haystacks the same way, so the needle is the only sentence that can answer). Unanswerable: the needle left
     out, the target the refusal."""
     pairs, names = needle_set()
     pair = pairs.iloc[i % len(pairs)]
-    rng = random.Random(f"{seed}:association:{i}")  # one draw for both tasks: the literal control is paired
+    answerable = source.answerable
+    rng = random.Random(f"{source.seed}:association:{i}")  # one draw for both tasks: the literal control is paired
     name = rng.choice(names)
     needle = (pair.needle if task == "association" else pair.literal).format(name=name)
     named = _any_of([*names, pair.keyword, pair.cue])
-    haystack = [s for s in filler(corpus, rng) if not named.search(s)]
+    haystack = [s for s in filler(source.corpus, rng) if not named.search(s)]
     build = lambda context: render("synthetic_association", context=context, question=pair.question,  # noqa: E731
-                                   if_absent=if_absent)
+                                   if_absent=source.if_absent)
     needles = [(depth, needle)] if answerable else []
-    prompt, tokens = fit_prompt(haystack, needles, build, count, budget, closed_book)
-    return make_sample(task, i, budget, depth, prompt, tokens, [name] if answerable else [], closed_book,
+    prompt, tokens = fit_prompt(haystack, needles, build, source.count, budget, source.closed_book)
+    return make_sample(task, i, budget, depth, prompt, tokens, [name] if answerable else [], source.closed_book,
                        pair_id=pair.pair_id, needle=needle, question=pair.question, answerable=answerable,
                        question_overlap=content_overlap(pair.question, needle))

@@ -42,7 +42,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
                                 f"answer, RULER's {b - PREFIX_ROOM}-token budget and {PREFIX_ROOM} for its prefix "
                                 "(no judge)") + (notes if j == 0 else "")))
     if p.closed_book:  # the run's own closed-book samples: one question per haystack, no text
-        closed = closed_book_samples(p.model, p.tasks, p.n_samples, p.seed, p.corpus, p.value_kinds, p.qa_path)
+        closed = closed_book_samples(p)
         (row,) = planned_stages(notebook, EXPERIMENT, p, closed, (answer_stage(p.max_answer_tokens),))
         rows.append(named(row, "answer, closed book (no judge)"))
     return rows

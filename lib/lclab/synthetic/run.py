@@ -34,6 +34,7 @@ from .tasks import (
     NEEDLE_TASKS,
     TASKS,
     WITHOUT_DEPTH,
+    Source,
     common_words_sample,
     frequent_words_sample,
     needle_sample,
@@ -49,40 +50,39 @@ KEY = ("sample_id", "fingerprint")
 IF_ABSENT = f' If the text does not answer it, reply "{ABSENT_REPLY}".'
 
 
-def build_samples(model: str, tasks: list[str], context_tokens: list[int], depths: list[float], n_samples: int,
-                  seed: int, corpus: str, value_kinds: list[str], qa_path: str, workers: int = 1,
-                  progress: bool = True, unanswerable_share: float = 0.0,
-                  multi_qa_path: str = "data/multi_chunk_qa/qa.csv", ruler_form: str = "chat") -> list[Sample]:
-    """Every (task, sample, length, depth) as a Sample with its exact prompt, in the order they are answered:
-    one haystack at a time, so prompts sharing a prefix follow each other (or go out together when several are
-    in flight to a server with a prefix cache). `workers` haystacks are built at once: a served model's token
-    counts are round trips."""
-    tasks = expand(tasks)
+def build_samples(p: Parameters, context_tokens: list[int], progress: bool = True) -> list[Sample]:
+    """Every (task, sample, length, depth) of `p` at the lengths `context_tokens` as a Sample with its exact prompt,
+    in the order they are answered: one haystack at a time, so prompts sharing a prefix follow each other (or go
+    out together when several are in flight to a server with a prefix cache). `p.max_workers` haystacks are built
+    at once: a served model's token counts are round trips."""
+    tasks = expand(p.tasks)
     unknown = sorted(set(tasks) - set(TASKS) - set(RULER_TASKS))
     if unknown:
         raise ValueError(f"unknown task(s) {unknown}; known: {[*TASKS, 'ruler', *RULER_TASKS]}")
-    count, _ = budget_counters(model)
-    frame = (lambda text: chat_text(model, text)) if ruler_form == "prefill" else None  # noqa: E731
+    corpus, n_samples, qa_path, multi_qa_path = p.corpus, p.n_samples, p.qa_path, p.multi_qa_path
+    count, _ = budget_counters(p.model)
+    frame = (lambda text: chat_text(p.model, text)) if p.ruler_form == "prefill" else None  # noqa: E731
     pairs = load_validated(corpus, qa_path, n_samples) if "qa" in tasks else None
     per_task = {t: min(n_samples, len(pairs[2]) if t == "qa" else available(t, corpus, qa_path, multi_qa_path))
                 for t in tasks}
     # (task, index, answerable): the unanswerable haystacks come after the answerable ones, indices of their own
     haystacks = [(task, i, True) for task in tasks for i in range(per_task[task])]
     haystacks += [(task, per_task[task] + j, False) for task in tasks if task in ABSTAIN_TASKS
-                  for j in range(unanswerable_count(unanswerable_share, per_task[task]))]
-    if_absent = IF_ABSENT if unanswerable_share else ""
+                  for j in range(unanswerable_count(p.unanswerable_share, per_task[task]))]
+    if_absent = IF_ABSENT if p.unanswerable_share else ""
 
     def one_haystack(haystack: tuple[str, int, bool]) -> list[Sample]:
         task, i, answerable = haystack
         if task in RULER_TASKS:  # no depth axis: its needles sit at depths drawn per haystack, as RULER draws them
-            return [ruler_sample(task, i, budget, corpus, seed, count, qa_path, multi_qa_path, frame)
+            return [ruler_sample(task, i, budget, corpus, p.seed, count, qa_path, multi_qa_path, frame)
                     for budget in sorted(context_tokens)]
+        source = Source(corpus, p.seed, count, if_absent=if_absent if task in ABSTAIN_TASKS else "",
+                        answerable=answerable)
         samples = []
         for budget in sorted(context_tokens):
             try:
-                samples += [_one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs,
-                                 if_absent=if_absent if task in ABSTAIN_TASKS else "", answerable=answerable)
-                            for depth in ([None] if task in WITHOUT_DEPTH else depths)]
+                samples += [_one(task, i, budget, depth, source, p.value_kinds, pairs)
+                            for depth in ([None] if task in WITHOUT_DEPTH else p.depths)]
             except ValueError as err:  # one line, before any model call: the plan and the run stop on it
                 raise ParameterError(f"task {task} cannot fill {budget:,} tokens: {err}") from None
         # In text order, each prompt follows the one it shares the longest prefix with: the needle-first prompts
@@ -90,7 +90,7 @@ def build_samples(model: str, tasks: list[str], context_tokens: list[int], depth
         # 26 % fewer prompt tokens than length by length (the plan's prefix simulation, 3 haystacks per task).
         return sorted(samples, key=lambda s: s.input)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, p.max_workers)) as pool:
         built = list(tqdm(pool.map(one_haystack, haystacks), total=len(haystacks), desc="building samples",
                           disable=not progress))  # a plan prints its table and nothing else
     flat = [s for samples in built for s in samples]
@@ -105,9 +105,7 @@ def prepare(p: Parameters, progress: bool = True) -> list[Sample]:
     model's window holds (a length it cannot hold refused, or left out with beyond_window: skip), every task's
     haystacks at each of them."""
     fitting, _ = within_window(p.model, p.context_tokens, reply_room(p), p.beyond_window)
-    return build_samples(p.model, p.tasks, fitting, p.depths, p.n_samples, p.seed, p.corpus, p.value_kinds,
-                         p.qa_path, workers=p.max_workers, progress=progress, ruler_form=p.ruler_form,
-                         unanswerable_share=p.unanswerable_share, multi_qa_path=p.multi_qa_path)
+    return build_samples(p, fitting, progress)
 
 
 def reply_room(p: Parameters) -> int:
@@ -121,36 +119,35 @@ def answer_budget(sample: Sample, default: int) -> int:
     return sample.metadata.get("max_tokens", default)
 
 
-def closed_book_samples(model: str, tasks: list[str], n_samples: int, seed: int, corpus: str, value_kinds: list[str],
-                        qa_path: str) -> list[Sample]:
+def closed_book_samples(p: Parameters) -> list[Sample]:
     """One sample per haystack of every task with something to find in its text: its question with no text at all
     (LongBench v2's --no_context). Word tasks are left out: their text is the task; so are RULER's (it has no
     closed-book arm)."""
-    count, _ = budget_counters(model)
-    with_text = [t for t in expand(tasks) if t not in WITHOUT_DEPTH and t not in RULER_TASKS]
-    pairs = load_validated(corpus, qa_path, n_samples) if "qa" in with_text else None
-    return [_one(task, i, 0, 0, model, count, seed, corpus, value_kinds, pairs, closed_book=True)
-            for task in with_text for i in range(n_samples if task != "qa" else min(n_samples, len(pairs[2])))]
+    count, _ = budget_counters(p.model)
+    with_text = [t for t in expand(p.tasks) if t not in WITHOUT_DEPTH and t not in RULER_TASKS]
+    pairs = load_validated(p.corpus, p.qa_path, p.n_samples) if "qa" in with_text else None
+    source = Source(p.corpus, p.seed, count, closed_book=True)
+    return [_one(task, i, 0, 0, source, p.value_kinds, pairs)
+            for task in with_text for i in range(p.n_samples if task != "qa" else min(p.n_samples, len(pairs[2])))]
 
 
-def _one(task, i, budget, depth, model, count, seed, corpus, value_kinds, pairs, closed_book=False, if_absent="",
-         answerable=True) -> Sample:
-    absent = {"if_absent": if_absent, "answerable": answerable}
+def _one(task: str, i: int, budget: int, depth: float | None, source: Source, value_kinds: list[str],
+         pairs) -> Sample:
+    """Haystack i of `task` at one length and depth (`pairs`: the validated QA set, for the qa task)."""
     if task in NEEDLE_TASKS:
-        return needle_sample(task, i, budget, depth, corpus, value_kinds[i % len(value_kinds)], seed, count,
-                             closed_book, **absent)
+        return needle_sample(task, i, budget, depth, value_kinds[i % len(value_kinds)], source)
     if task in ASSOCIATION_TASKS:
-        return association_sample(task, i, budget, depth, corpus, seed, count, closed_book, **absent)
+        return association_sample(task, i, budget, depth, source)
     if task == "variables":
-        return variables_sample(i, budget, depth, corpus, seed, count, closed_book)
+        return variables_sample(i, budget, depth, source)
     if task == "common_words":
-        return common_words_sample(i, budget, corpus, seed, count)
+        return common_words_sample(i, budget, source.corpus, source.seed, source.count)
     if task == "frequent_words":
-        return frequent_words_sample(i, budget, seed, count)
+        return frequent_words_sample(i, budget, source.seed, source.count)
     _, pool, qa = pairs
     pair = qa.iloc[i % len(qa)].to_dict()  # an unanswerable haystack asks an answerable one's question again
     passage = next(d.text for d in pool if d.id == pair["doc_id"])
-    return qa_sample(i, pair, passage, budget, depth, corpus, seed, count, closed_book, **absent)
+    return qa_sample(i, pair, passage, budget, depth, source)
 
 
 def run_synthetic(p: Parameters) -> Result:
@@ -181,9 +178,7 @@ def run_synthetic(p: Parameters) -> Result:
         # The score tables read the answerable haystacks (the unanswerable ones are read by `abstention` alone),
         # one row per task and value kind: a needle task's kinds are never pooled.
         items = with_value_kind(every[every["answerable"].astype(bool)] if "answerable" in every else every)
-        closed = with_value_kind(answered(closed_book_samples(p.model, p.tasks, p.n_samples, p.seed, p.corpus,
-                                                              p.value_kinds, p.qa_path), "closed_book.jsonl")
-                                 ) if p.closed_book else None
+        closed = with_value_kind(answered(closed_book_samples(p), "closed_book.jsonl")) if p.closed_book else None
         by_length, lengths = summarize(items, ["task", "context_tokens"]), effective_lengths(items)
         notes = [f"{len(samples)} samples from {len(expand(p.tasks))} tasks x {p.n_samples} haystacks; "
                  + run.resume_note(),

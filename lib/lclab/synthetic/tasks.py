@@ -25,6 +25,7 @@ import random
 import string
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 from typing import Callable
 
 from ..prompts import render
@@ -43,6 +44,21 @@ ABSTAIN_TASKS = (*NEEDLE_TASKS, "qa", *ASSOCIATION_TASKS)
 WITHOUT_DEPTH = ("common_words", "frequent_words")  # the whole context is the task: no needle to place
 KINDS = {"numbers": "numbers", "uuids": "codes", "words": "words"}
 Counter_ = Callable[[str], int]
+
+
+@dataclass(frozen=True)
+class Source:
+    """What every sample of one haystack is drawn from and how it is asked, at any length and depth: the filler
+    corpus, the seed, the model's token counter (`count`); `closed_book`: the question with no text; `if_absent`:
+    what the prompt says to reply when the text does not hold the answer; not `answerable`: the needles asked for
+    left out."""
+
+    corpus: str
+    seed: int
+    count: Counter_
+    closed_book: bool = False
+    if_absent: str = ""
+    answerable: bool = True
 
 
 def metric_of(task: str) -> str:
@@ -87,12 +103,12 @@ def fit_prompt(haystack, needles, build, count: Counter_, budget: int, closed_bo
     return fit(haystack, needles, build, count, budget)
 
 
-def needle_sample(task: str, i: int, budget: int, depth: float, corpus: str, kind: str, seed: int,
-                  count: Counter_, closed_book: bool = False, if_absent: str = "", answerable: bool = True) -> Sample:
+def needle_sample(task: str, i: int, budget: int, depth: float, kind: str, source: Source) -> Sample:
     """One needle task's sample: keys and values drawn from (seed, task, i), so every length and depth of
-    sample i holds the same needles in the same haystack (`closed_book`: the question with no text;
-    not `answerable`: the needles asked for left out, the others kept as distractors)."""
-    rng = random.Random(f"{seed}:{task}:{i}")
+    sample i holds the same needles in the same haystack (not `source.answerable`: the needles asked for left out,
+    the others kept as distractors)."""
+    corpus, answerable = source.corpus, source.answerable
+    rng = random.Random(f"{source.seed}:{task}:{i}")
     words = corpus_words(corpus)
     keys = rng.sample(words, 4)
     many_values = task == "needle_multivalue"
@@ -111,23 +127,23 @@ def needle_sample(task: str, i: int, budget: int, depth: float, corpus: str, kin
     question_keys = [keys[0]] if many_values or asked == 1 else keys[:asked]
     question = f"Which special {KINDS[kind]} are tied to " + ", ".join(f'"{k}"' for k in question_keys) + "?"
     build = lambda context: render("synthetic_needle", kind=KINDS[kind], context=context, question=question,  # noqa: E731
-                                   if_absent=if_absent)
-    prompt, tokens = fit_prompt(filler(corpus, rng), needles, build, count, budget, closed_book)
-    return make_sample(task, i, budget, depth, prompt, tokens, targets, closed_book, value_kind=kind,
+                                   if_absent=source.if_absent)
+    prompt, tokens = fit_prompt(filler(corpus, rng), needles, build, source.count, budget, source.closed_book)
+    return make_sample(task, i, budget, depth, prompt, tokens, targets, source.closed_book, value_kind=kind,
                        answerable=answerable)
 
 
-def variables_sample(i: int, budget: int, depth: float, corpus: str, seed: int, count: Counter_,
-                     closed_book: bool = False) -> Sample:
-    """A chain VAR A = n, VAR B = VAR A, ... (four hops) spread from `depth` to the end of the haystack."""
-    rng = random.Random(f"{seed}:variables:{i}")
+def variables_sample(i: int, budget: int, depth: float, source: Source) -> Sample:
+    """A chain VAR A = n, VAR B = VAR A, ... (four hops) spread from `depth` to the end of the haystack (its value is
+    in the question, so it is always answerable: `source.if_absent` and `answerable` do not apply)."""
+    rng = random.Random(f"{source.seed}:variables:{i}")
     names = ["".join(rng.choice(string.ascii_uppercase) for _ in range(5)) for _ in range(5)]
     value = str(rng.randrange(10_000, 100_000))
     chain = [f"VAR {names[0]} = {value}."] + [f"VAR {b} = VAR {a}." for a, b in zip(names, names[1:])]
     needles = [(depth + (100 - depth) * h / len(chain), statement) for h, statement in enumerate(chain)]
     build = lambda context: render("synthetic_variables", context=context, value=value)  # noqa: E731
-    prompt, tokens = fit_prompt(filler(corpus, rng), needles, build, count, budget, closed_book)
-    return make_sample("variables", i, budget, depth, prompt, tokens, names, closed_book)
+    prompt, tokens = fit_prompt(filler(source.corpus, rng), needles, build, source.count, budget, source.closed_book)
+    return make_sample("variables", i, budget, depth, prompt, tokens, names, source.closed_book)
 
 
 def common_words_sample(i: int, budget: int, corpus: str, seed: int, count: Counter_, n: int = 10,
@@ -181,18 +197,17 @@ def frequent_words_sample(i: int, budget: int, seed: int, count: Counter_, n: in
     return make_sample("frequent_words", i, budget, None, prompt, tokens, targets)
 
 
-def qa_sample(i: int, pair: dict, passage: str, budget: int, depth: float, corpus: str, seed: int,
-              count: Counter_, closed_book: bool = False, if_absent: str = "", answerable: bool = True) -> Sample:
+def qa_sample(i: int, pair: dict, passage: str, budget: int, depth: float, source: Source) -> Sample:
     """A validated QA pair of the user's documents: its passage is the needle, other sentences the haystack
-    (not `answerable`: the passage left out; no haystack sentence holds the answer either way)."""
-    rng = random.Random(f"{seed}:qa:{i}")
-    haystack = [s for s in filler(corpus, rng) if not contains_answer(s, pair["answer"])]
+    (not `source.answerable`: the passage left out; no haystack sentence holds the answer either way)."""
+    rng = random.Random(f"{source.seed}:qa:{i}")
+    haystack = [s for s in filler(source.corpus, rng) if not contains_answer(s, pair["answer"])]
     build = lambda context: render("synthetic_qa", context=context, question=pair["question"],  # noqa: E731
-                                   if_absent=if_absent)
-    needles = [(depth, passage)] if answerable else []
-    prompt, tokens = fit_prompt(haystack, needles, build, count, budget, closed_book)
-    return make_sample("qa", i, budget, depth, prompt, tokens, [pair["answer"]] if answerable else [], closed_book,
-                       qa_id=pair["qa_id"], answerable=answerable)
+                                   if_absent=source.if_absent)
+    needles = [(depth, passage)] if source.answerable else []
+    prompt, tokens = fit_prompt(haystack, needles, build, source.count, budget, source.closed_book)
+    return make_sample("qa", i, budget, depth, prompt, tokens, [pair["answer"]] if source.answerable else [],
+                       source.closed_book, qa_id=pair["qa_id"], answerable=source.answerable)
 
 
 def make_sample(task: str, i: int, budget: int, depth: float | None, prompt: str, tokens: int, targets: list[str],
