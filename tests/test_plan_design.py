@@ -33,5 +33,16 @@ def test_an_earlier_run_replaces_the_prior_with_its_measured_spread():
     assert "SD of per-cluster differences 0.82: run earlier, 4 QA pairs" in line
 
 
+def test_an_earlier_run_without_spread_gives_way_to_the_stated_prior():
+    run = paths.RESULTS / "depth_sweep" / "alike"
+    run.mkdir(parents=True)
+    # Every QA pair came out the same at depths 0 and 100: SD 0, which says nothing of the next set's spread.
+    rows = [{"qa_id": q, "context_tokens": 1500, "depth": d, "judge_correct": v}
+            for q, v in (("q1", True), ("q2", False), ("q3", True)) for d in (0, 100)]
+    pd.DataFrame(rows).to_json(run / "result_items.jsonl", orient="records", lines=True)
+    line = design_line("01_lost_in_the_middle", SMOKE_01)
+    assert "half-width ±0.29" in line and "stated prior: run alike, 3 QA pairs had no spread, SD 0.00" in line
+
+
 def test_a_notebook_without_a_declared_design_gets_no_line():
     assert design_line("03_pg_discrete_retrieval", {}) is None

@@ -64,8 +64,10 @@ def design_line(notebook: str, params: dict, target: float = 0.10) -> str | None
         return f"{notebook}: one {d.contrast[0]} value only ({d.contrast[1]}): no comparison to size"
     found = measured_sd(experiment, d.contrast)
     sd, source = found if found else (PRIOR_SD, "stated prior, no earlier run")
+    if sd == 0:  # every earlier cluster came out the same in both arms: no spread to size a new run by
+        sd, source = PRIOR_SD, f"stated prior: {source} had no spread, SD 0.00"
     head = f"{notebook}: {d.units} {d.unit} ({d.items_per_unit} items each) for {d.comparison}"
-    if d.units < 2 or sd == 0:
+    if d.units < 2:
         return head + f": the spread cannot be estimated (SD {sd:.2f}, {source})"
     half = student_t.ppf(0.975, d.units - 1) * sd / math.sqrt(d.units)
     detectable = TTestPower().solve_power(nobs=d.units, power=0.8, alpha=0.05, alternative="two-sided") * sd
