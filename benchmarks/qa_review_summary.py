@@ -42,7 +42,7 @@ def _share(yes: int, n: int) -> str:
 
 def summary(folder: Path) -> dict:
     from lclab.qa.checks import CHECKS, REMOVES
-    from lclab.qa.review_desk import ReviewDesk as Review
+    from lclab.qa.review_desk import ReviewDesk
 
     review = pd.read_csv(folder / "qa_review.csv", dtype=str, keep_default_na=False)
     rejected_all = pd.read_csv(folder / "qa_rejected.csv", dtype=str, keep_default_na=False)
@@ -64,7 +64,7 @@ def summary(folder: Path) -> dict:
         reasons = failed.loc[failed["validated"].str.lower() == "no", "review_reason"].value_counts().to_dict()
         out[f"{check} ({what})"] = (f"{_share(len(failed) - yes(failed), len(failed))} rejected; reasons {reasons}"
                                     if len(failed) else "n = 0")
-    agreement = Review(folder).agreement() if (folder / "qa_review_second.csv").exists() else {}
+    agreement = ReviewDesk(folder).agreement() if (folder / "qa_review_second.csv").exists() else {}
     if agreement:
         out["kappa"] = agreement["text"]
     out["checks"] = "; ".join(f"{k.split(' ')[0]} {v.split(' rejected')[0]}" for k, v in out.items()
