@@ -56,11 +56,17 @@ def make_qa_set(p: Parameters) -> Result:
         write_atomic(run.dir / REJECTED, lambda tmp: rejected_file.to_csv(tmp, index=False))
         again = ok["asks"].fillna(1).astype(int) > 1 if "asks" in ok else pd.Series(False, index=ok.index)
         flagged = review["flags"].fillna("").astype(bool) if len(review) else pd.Series(dtype=bool)
-        checks = pd.DataFrame([{"of_passages": len(chosen), "generated": len(fresh), "asked_again": int(again.sum()),
-                                **{f"removed_by_{name}": n for name, n in removed.items()},
-                                "for_review": len(review), "flagged": int(flagged.sum()),
+        # The table counts this run's passages' pairs as the files hold them, made now or by an earlier invocation
+        # over the same passages: a warm rerun writes the table the run that made them wrote.
+        mine = [f[f["qa_id"].isin(generated["qa_id"])] if len(f) else f for f in (review_file, rejected_file)]
+        failed = mine[1]["failed_check"] if len(mine[1]) else pd.Series(dtype=object)
+        checks = pd.DataFrame([{"of_passages": len(chosen), "generated": len(generated),
+                                "asked_again": int(again.sum()),
+                                **{f"removed_by_{name}": int((failed == name).sum()) for name in removed},
+                                "for_review": len(mine[0]),
+                                "flagged": int(mine[0]["flags"].fillna("").astype(bool).sum()) if len(mine[0]) else 0,
                                 "review_file_pairs": len(review_file),
-                                "mean_question_overlap": fresh["question_overlap"].astype(float).mean()}])
+                                "mean_question_overlap": generated["question_overlap"].astype(float).mean()}])
         notes = [loaded.report(), f"{len(pool)} passages; {sum(passed_over.values())} cannot carry a factoid question "
                  f"and are never sampled ({', '.join(f'{k}: {v}' for k, v in passed_over.items()) or 'none'})",
                  *([sizing] if sizing else []), f"{drawn_from(chosen)} sampled for QA generation ({CANDIDATES} "
