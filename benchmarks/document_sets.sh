@@ -7,13 +7,16 @@
 #   standard         the Debian Policy Manual (reStructuredText sources) and the Filesystem Hierarchy Standard 3.0
 #   encyclopaedia    entries of the Free On-line Dictionary of Computing of at least 600 characters, one a file
 #   guides           six of Git's guides for contributors and maintainers (AsciiDoc text): the folder of the
-#                    30-pair run
+#                    first 30-pair run
+#   howtos           ten of Python 3.11's HOWTOs (reStructuredText sources: sockets, unicode, functional, regex,
+#                    logging, urllib2, curses, sorting, descriptor, ipaddress): the folder of the 30-pair run sized
+#                    to reach its count with a chance of 0.8
 # Usage: benchmarks/document_sets.sh [DIR]   (default /tmp/docsets; installs the packages with apt-get as root)
 set -euo pipefail
 out=${1:-/tmp/docsets}
-packages="debian-faq gnu-standards developers-reference debian-policy dict-foldoc git-doc"
+packages="debian-faq gnu-standards developers-reference debian-policy dict-foldoc git-doc python3.11-doc"
 dpkg -s $packages >/dev/null 2>&1 || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $packages; }
-rm -rf "$out" && mkdir -p "$out"/{dev_faq,manual,standard,encyclopaedia,guides}
+rm -rf "$out" && mkdir -p "$out"/{dev_faq,manual,standard,encyclopaedia,guides,howtos}
 zcat /usr/share/doc/debian/FAQ/debian-faq.en.txt.gz > "$out/dev_faq/debian-faq.txt"
 zcat /usr/share/doc/gnu-standards/maintain.text.gz > "$out/dev_faq/gnu-maintainers.txt"
 for f in /usr/share/developers-reference/_sources/*.rst.txt; do
@@ -27,6 +30,9 @@ git_doc=/usr/share/doc/git-doc
 for f in SubmittingPatches ReviewingGuidelines MyFirstContribution git-bisect-lk2009 \
          howto/maintain-git howto/coordinate-embargoed-releases; do
   cp "$git_doc/$f.txt" "$out/guides/$(basename "$f").txt"
+done
+for n in sockets unicode functional regex logging urllib2 curses sorting descriptor ipaddress; do
+  cp "/usr/share/doc/python3.11/html/_sources/howto/$n.rst.txt" "$out/howtos/$n.md"
 done
 python3 - "$out/encyclopaedia" <<'PY'
 import gzip, re, sys

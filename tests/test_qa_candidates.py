@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pandas as pd
 import pytest
+from scipy.stats import binom
 from lclab.qa import checks, generate
 from lclab.qa.factoid_passages import not_factoid_reason
 from lclab.text.corpus import Document
@@ -139,7 +140,9 @@ def test_a_study_is_sized_by_its_pairs_and_a_second_run_samples_only_new_passage
     pool = [Document(f"d{i}#0", (PASSAGE + " ") * 2 + str(i), f"d{i}.md") for i in range(40)]
     p = Parameters(corpus="x", n_pairs=8, run_name="s", passage_chars=1200)
     first, _, said = sizing.study_passages(p, pool, "make_qa_set")
-    assert len(first) == round(8 / (sizing.PASS_PRIOR * sizing.KEEP_PRIOR) + 0.5) and "stated priors" in said
+    prior = sizing.PASS_PRIOR * sizing.KEEP_PRIOR  # the fewest passages that give 8 kept pairs with chance 0.8
+    assert binom.sf(7, len(first), prior) >= p.reach > binom.sf(7, len(first) - 1, prior) and "priors" in said
+    assert sizing.passages_for(8, prior, 0.5) < len(first) < 40
     folder = tmp_path / "make_qa_set" / "s"
     (folder / "manifest.json").write_text(json.dumps({"parameters": {"corpus": "x", "passage_chars": 1200}}))
     marks = ["yes", "yes", "no", "yes"] + [""] * 4
@@ -151,5 +154,6 @@ def test_a_study_is_sized_by_its_pairs_and_a_second_run_samples_only_new_passage
     assert (rates.passed, rates.kept, rates.reviewed) == (0.8, 0.75, 4)
     second, _, _ = sizing.study_passages(replace(p, n_pairs=12), pool, "make_qa_set")
     expected = 3 + 4 * 0.75  # kept, and the unreviewed at the keep rate
-    assert len(second) == -(-(12 - expected) // (0.8 * 0.75))
+    assert len(second) == sizing.passages_for(12 - expected, 0.8 * 0.75, p.reach)
+    assert binom.sf(5, len(second), 0.6) >= 0.8 > binom.sf(5, len(second) - 1, 0.6)
     assert not {passage_sha1(d.text) for d in second} & {passage_sha1(d.text) for d in first[:10]}

@@ -22,8 +22,12 @@ class Parameters:
         "(at least 100) passages are cut at paragraph boundaries to at most this many characters")
     n_pairs: int = param(
         0,
-        "(at least 0) kept pairs the study needs: passages are sampled until that many are expected at this "
-        "corpus's measured keep rate (a stated prior before any review); a rerun adds passages; 0: n_passages")
+        "(at least 0) kept pairs the study needs: passages are sampled until they reach that many with the chance "
+        "`reach` at this corpus's measured keep rate (a prior before any review); a rerun adds passages; 0: n_passages")
+    reach: float = param(
+        0.8,
+        "(0.5 to 0.99) the chance that the passages sampled for n_pairs give that many kept pairs "
+        "(binomial, at the measured rates); 0.5: about the expected count")
     n_passages: int = param(
         12,
         "(at least 1) passages to sample when n_pairs is 0: one pair kept per passage, each from another file")
