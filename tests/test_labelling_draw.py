@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
-from lclab.scoring.labelling import JUDGE_COLUMNS, draw, sheet
+from lclab.scoring.labelling import draw, hidden_columns, sheet
 
 
 def test_every_item_is_equally_likely_and_each_draw_spreads_over_the_clusters():
@@ -25,6 +25,6 @@ def test_a_sheet_from_a_run_folder_carries_the_cluster_and_no_verdict(tmp_path):
     (tmp_path / "items.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     table = sheet("answer_correct", tmp_path)
     assert {"key", "question", "reference", "response", "cluster", "label", "note"} == set(table.columns)
-    assert not any(c.startswith(JUDGE_COLUMNS) for c in table.columns)
+    assert not any(c.startswith(hidden_columns()) for c in table.columns)
     got = draw(table, 5, seed=1)
     assert len(got) == 5 and got["cluster"].nunique() == 5

@@ -9,7 +9,8 @@ from lclab.models.judge_choice import judge_spec
 from lclab.pipeline import Stage
 from lclab.planning.experiment_plan import planned_stages
 from lclab.runs.samples import Sample
-from lclab.scoring.judges import correctness_judge, judge_requests
+from lclab.scoring.judge_kinds import correctness_judge
+from lclab.scoring.judges import judge_requests
 
 
 @dataclass

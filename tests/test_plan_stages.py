@@ -11,7 +11,7 @@ import pytest
 from lclab import paths
 from lclab.models import Request, count_prompt_tokens, count_tokens
 from lclab.pipeline import Stage
-from lclab.planning.stages import Judged, Read, measured, planned_judges, reply_tokens, template_prompt_tokens
+from lclab.planning.priced import Judged, Read, measured, planned_judges, reply_tokens, template_prompt_tokens
 from lclab.prompts import render
 
 MODEL = "local/qwen2.5-coder-0.5b"  # counted by its vocabulary, or approximately before it is fetched; never loaded
@@ -57,7 +57,7 @@ def test_a_template_with_a_stand_in_slot_counts_as_the_filled_prompt():
 
 
 def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
-    from lclab.planning.priors import REPLY_TOKENS
+    from lclab.planning.priors import REPLY_TOKENS, expected_reply
 
     known = {"question": "When does the crossing open?", "gold_answer": "At dawn."}
     exact = render("judge_correct", answer="At dawn.", **known)
@@ -68,7 +68,8 @@ def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
     priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": REPLY_TOKENS["answer"]}, **known)
     assert got["calls"] == 2 and got["cached"] == 0
     assert got["prompt_tokens"] == round(count_prompt_tokens(MODEL, exact) + priced)
-    assert "estimated" in got["stage"] and got["completion_tokens"] == 2 * REPLY_TOKENS["judge"]  # declared size
+    assert "estimated" in got["stage"] and got["completion_tokens"] == 2 * expected_reply("exp", "judge")  # declared
+    assert expected_reply("exp", "judge") == 8  # by the correctness kind (lclab.scoring.judge_kinds)
 
 
 def test_no_experiment_plans_with_token_arithmetic_of_its_own():
@@ -121,7 +122,7 @@ def test_a_run_files_only_registered_experiments_and_a_folder_registers_under_it
 
 def test_a_fan_out_is_the_declared_prior_until_a_run_measured_it():
     from lclab.planning.priors import COUNTS
-    from lclab.planning.stages import fan_out
+    from lclab.planning.priced import fan_out
 
     assert fan_out("depth_sweep", "claims per text", "claim check", "claims", MODEL, 3) == (
         COUNTS["claims per text"], "claims per text declared")
@@ -193,7 +194,7 @@ def test_a_call_one_notebook_of_a_plan_prices_is_a_cache_hit_for_the_next():
 
 def test_judged_answers_repeat_as_the_answer_spread_says_across_stages_and_notebooks():
     from lclab.planning.plan import plan_scope
-    from lclab.planning.stages import repeat_share
+    from lclab.planning.priced import repeat_share
 
     one = [Judged({"question": "When?", "gold_answer": "At dawn."})]
     with plan_scope():
@@ -209,7 +210,7 @@ def test_judged_answers_repeat_as_the_answer_spread_says_across_stages_and_noteb
 
 def test_the_answer_spread_is_fitted_on_the_latest_run_and_declared_before_any():
     from lclab.planning.priors import ANSWER_SPREAD
-    from lclab.planning.stages import answer_spread
+    from lclab.planning.priced import answer_spread
 
     assert answer_spread("depth_sweep") == (ANSWER_SPREAD, "answer spread declared")
     folder = paths.RESULTS / "depth_sweep" / "quick"

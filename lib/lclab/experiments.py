@@ -75,6 +75,23 @@ class Design:
 
 
 @dataclass(frozen=True)
+class SampleSet:
+    """Samples a run asks through some of its stages, as the generic planner walks them: an experiment whose run
+    asks several sets (01's sweep, multi-needle trials and closed-book arm; 09's reply budgets) registers
+    `sample_sets`.
+
+    labels:    each stage's plan-row name, where several sets ask the same gateway stage (None: the stage's own)
+    in_order:  the run sends this set's first prompts one at a time in this order, so a local model's KV cache
+               keeps the prefix each shares with the one before (the plan prices that reuse)
+    """
+
+    samples: list
+    stages: tuple
+    labels: tuple[str, ...] | None = None
+    in_order: bool = True
+
+
+@dataclass(frozen=True)
 class Experiment:
     """One experiment: everything shared code needs to know of it, owned by its folder.
 
@@ -102,6 +119,10 @@ class Experiment:
                      later stages' prompts cannot be known before a call registers its own `plan` instead
     arms:            Parameters -> the parameters its stages run under, one per model a run asks the same samples
                      (07's `models`, each with its own config); None: the Parameters themselves
+    sample_sets:     Parameters -> the SampleSets a run asks, where it asks more than `prepare`'s samples through
+                     `stages` (None: that one set)
+    cards:           the judge kinds (lclab.scoring.judge_kinds) whose card on the shipped texts a run reads, by
+                     the model of its judge stage and `card_texts`
     """
 
     name: str
@@ -117,6 +138,8 @@ class Experiment:
     run: Callable[[Any], Any] | None = None
     stages: tuple = ()
     arms: Callable[[Any], list] | None = None
+    sample_sets: Callable[[Any], list[SampleSet]] | None = None
+    cards: tuple[str, ...] = ()
     description: str = ""
 
     def declared(self, values: dict) -> Any:

@@ -6,7 +6,7 @@ from ..experiments import Design, Experiment, Series, register
 from ..models.backends import shared_prefix_tokens
 from ..planning.plan import one_at_a_time_local, planned_embeddings
 from ..planning.experiment_plan import planned_stages
-from ..planning.stages import (Judged, Read, estimated, named, planned_judges, reply_tokens, template_prompt_tokens,
+from ..planning.priced import (Judged, Read, estimated, named, planned_judges, reply_tokens, template_prompt_tokens,
                                text_tokens)
 from ..prompts import render
 from ..qa import closed_book, load_validated

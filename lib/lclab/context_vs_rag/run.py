@@ -28,7 +28,7 @@ from ..retrieval.chunking import Chunker
 from ..runs.runner import Result, Run, Step, headline, skipped_note
 from ..scoring.judge_reading import read_judge
 from ..runs.samples import Sample
-from ..scoring.judges import correctness_card
+from ..scoring.judge_kinds import CORRECTNESS
 from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary
 from ..stats.effective_length import accuracy_by_length, effective_length_ci, length_note
@@ -114,10 +114,11 @@ def run_context_vs_rag(p: Parameters) -> Result:
                  f"context budget {p.context_tokens} tokens ({tokenizer_name(p.model)}); {len(pool)} passages in "
                  "the corpus"]
         notes += skipped_note(loaded.skipped)
-        reading = read_judge(p.model, judge_model, "answer_correct", p.card_texts)
+        reading = read_judge(judge, "answer_correct", p.card_texts)
         every = reading.read_items(every, "judge_correct")  # at the card's cross-validated threshold
         items = every.loc[items.index]
-        reliability = cards([correctness_card(items, reading.judge.label, "answer correct (02)")])
+        reliability = cards([CORRECTNESS.card(items, reading.judge.label, "answer correct (02)",
+                                              named={"reference": "gold"})])
         value = read_value(reading)  # the judge's verdicts where its card says it can tell, else the string match
         effects, line = method_effects(items, value, reading)
         lengths, length_line = long_context_length(items, value)

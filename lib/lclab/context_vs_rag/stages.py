@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..models import Request
 from ..pipeline import Stage
-from ..scoring.judges import correctness_judge
+from ..scoring.judge_kinds import correctness_judge
 
 # Every arm's answer: long context's prompt is the sample's own; a retrieving arm's is built from what retrieval
 # found (Stage.send), so its plan prices it by the template (the declared exception, docs/layout.md).

@@ -16,7 +16,8 @@ from ..retrieval.chunking import Chunker
 from ..runs.folders import fingerprint
 from ..runs.runner import answer_columns
 from ..runs.samples import Sample
-from ..scoring.judges import JUDGE, correctness_columns, judge_correct
+from ..scoring.judge_kinds import correctness_columns, judge_correct
+from ..scoring.judges import JUDGE
 from ..scoring.refusal import refusal_cue
 from ..text.context import IF_ABSENT, answer_prompt
 from .sets import DocumentSet, retrieve

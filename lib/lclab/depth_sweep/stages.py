@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..models import Request
 from ..pipeline import Stage
-from ..scoring.judges import correctness_judge
+from ..scoring.judge_kinds import correctness_judge
 
 ANSWER = Stage("answer", request=lambda p: Request(max_tokens=p.max_answer_tokens), prompt=lambda s: s.input)
 # Answers first, all of them, in prefix-sharing order; judging afterwards, so judge prompts do not evict the

@@ -20,8 +20,9 @@ from ..qa.judged import judge_notes, judged_headline, named_judge, with_correcte
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, skipped_note
 from ..runs.samples import Sample
+from ..scoring.judge_kinds import CORRECTNESS, correctness_columns, judge_correct
 from ..scoring.judge_reading import read_judge
-from ..scoring.judges import JUDGE, correctness_card, correctness_columns, judge_correct
+from ..scoring.judges import JUDGE
 from ..scoring.reliability import card_notes, cards
 from ..stats import proportion_summary
 from ..text.context import answer_prompt, budget_fillers, place_at_depth
@@ -127,9 +128,9 @@ def run_depth_sweep(p: Parameters) -> Result:
     with needles above 1, the multi-needle trials too (needles.py); with `closed_book`, every pair asked with no
     context as well (closed_book.py). The judge (`judge_model`, "" for the default: lclab.models.judge_choice)
     reads `card_texts` of the shipped labelled answers (0: all) for its card, which decides what is read."""
-    judge = choose_judge(p.model, p.judge_model)
-    judge_model = judge.spec
-    with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": judge}) as run:
+    chosen = choose_judge(p.model, p.judge_model)
+    judge_model = chosen.spec
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": chosen}) as run:
         check_budget(p.model, max(p.context_tokens), p.max_answer_tokens * max(p.needles))  # refused before any work
         loaded, pool, qa = load_validated(p.corpus, p.qa_path, p.n_qa)
         count, count_text = budget_counters(p.model)
@@ -157,11 +158,12 @@ def run_depth_sweep(p: Parameters) -> Result:
                    Step(judging.name, judge, judging.concurrency(p))])
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(p.model)}"]
-        reading = read_judge(p.model, judge_model, "answer_correct", p.card_texts)
+        reading = read_judge(chosen, "answer_correct", p.card_texts)
         items = reading.read_items(items, "judge_correct")  # at the card's cross-validated threshold
         disagree = judge_vs_match(items)
         notes += skipped_note(loaded.skipped) + item_notes(items, disagree)
-        reliability = cards([correctness_card(items, reading.judge.label, "answer correct (01)")])
+        reliability = cards([CORRECTNESS.card(items, reading.judge.label, "answer correct (01)",
+                                              named={"reference": "gold"})])
         base = items[items["distractors"] == p.distractors[0]] if "distractors" in items else items
         depth, depth_lines = depth_tables(base, reading, list(p.context_tokens), p.distractors[0])
         depth = named_judge(depth, reading)

@@ -23,21 +23,19 @@ from ..planning.design import PRIOR_JUDGE, ppi_half_width
 from ..recoveries import appending
 from ..scoring import labels as label_files
 from ..scoring.labellers import labeller_agreement
+from ..scoring.judge_kinds import JUDGE_KINDS
 from ..scoring.labelling import KINDS, draw, sheet
 from ..text.hand_tables import read_hand_table
 
 TARGET_HALF_WIDTH = 0.10  # what the desk counts labels towards, as --plan's default --target
-# What a label of 1 and of 0 means, per kind, on the desk's buttons.
-MEANINGS = {"answer_correct": ("correct", "wrong"), "rag_relevance": ("relevant", "not relevant"),
-            "rag_faithfulness": ("faithful to the passages", "not faithful")}
-# The rule each kind is labelled by, as data/judge_labels/README.md states it, shown above every text.
-RULES = {"answer_correct": "1 when the response says what the reference (gold) answer says, in any words; 0 "
-                           "otherwise. On an unanswerable item (its answer passage cut out) abstaining is right: "
-                           "such a text is labelled apart from its answerable twin",
-         "rag_relevance": "1 when the response addresses the question asked, right or wrong; 0 for another topic or "
-                          "a bare refusal",
-         "rag_faithfulness": "1 when every claim of the response is stated or implied by the retrieved passages (a "
-                             "response saying they do not answer counts as faithful); 0 otherwise"}
+# What a label of 1 and of 0 means, per kind, on the desk's buttons, and the rule each kind is labelled by, shown
+# above every text: each judge kind's own (lclab.scoring.judge_kinds).
+def meanings(kind: str) -> tuple[str, str]:
+    return JUDGE_KINDS[kind].buttons
+
+
+def rule(kind: str) -> str:
+    return JUDGE_KINDS[kind].rule
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from datasette.utils.asgi import Response
 from .. import paths
 from ..scoring import labels as label_files
 from ..scoring.labelling import KINDS, sheet
-from .desk import MEANINGS, RULES, Desk
+from .desk import Desk, meanings, rule
 from .errors import error_page
 from .store import record_label, run_folders
 
@@ -115,7 +115,7 @@ async def desk_page(datasette, request):
         return await start_page(datasette, request, _said(err), request.args.get("run"))
     return Response.html(await datasette.render_template("desk.html", {
         "item": item, "progress": progress, "desk": desk, "query": query, "fields": KINDS[desk.kind],
-        "label_file": shown_path(str(desk.label_file)), "meanings": MEANINGS[desk.kind], "rule": RULES[desk.kind],
+        "label_file": shown_path(str(desk.label_file)), "meanings": meanings(desk.kind), "rule": rule(desk.kind),
         "last": last if last_filed else None, "last_filed": last_filed,
         "notice": NOTICES.get(request.args.get("notice", "")),
         "other_kinds": [k for k in KINDS if k != desk.kind and applies(desk.run_dir, k)] if item is None else []},

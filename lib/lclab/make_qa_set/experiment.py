@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, register
-from ..planning.stages import named
+from ..planning.priced import named
 from ..qa.generate import drawn_from
 from ..qa.planned import planned_generation
 from ..runs.declared import declared

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..planning.plan import one_at_a_time_local
-from ..planning.stages import merged, named, planned_replies
+from ..planning.priced import merged, named, planned_replies
 from ..runs.declared import declared
 from ..scoring.logprob import score_request, with_logprobs
 from .evaluate import EXPERIMENT, run_nli_eval

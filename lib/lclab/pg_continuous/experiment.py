@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..experiments import Experiment, register
 from ..models import cached
 from ..models.jsonparse import JSONParseError, parse_json_object
-from ..planning.stages import (cached_answers, estimated, fan_out, merged, named, planned_replies, reply_tokens,
+from ..planning.priced import (cached_answers, estimated, fan_out, merged, named, planned_replies, reply_tokens,
                                template_prompt_tokens)
 from ..prompts import render
 from ..retrieval.chunking import Chunker

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..experiments import Experiment, Series, register
 from ..planning.plan import planned_embeddings
-from ..planning.stages import estimated, template_prompt_tokens, text_tokens
+from ..planning.priced import estimated, template_prompt_tokens, text_tokens
 from ..retrieval.chunking import Chunker
 from ..runs.declared import declared
 from ..text.corpus import load_corpus

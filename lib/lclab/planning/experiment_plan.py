@@ -1,5 +1,5 @@
 """An experiment's plan: its `prepare`'s samples walked through its declared stages (lclab.pipeline.Stage) by the
-one generic planner, each stage priced the way lclab.planning.stages prices it; or, where a stage's prompts
+one generic planner, each stage priced the way lclab.planning.priced prices it; or, where a stage's prompts
 cannot be known before a call, the experiment's own plan function (a declared exception, docs/layout.md).
 
 A first stage's prompts are built from each sample as the run builds them and looked up in the cache under the
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..pipeline import Stage
 from .plan import one_at_a_time_local, plan_scope
+from .priced import Judged, Read, cached_answers, named, planned_judges, planned_replies
 from .speed import load_seconds
-from .stages import Judged, Read, cached_answers, planned_judges, planned_replies
 
 
 def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tuple[Stage, ...],
@@ -52,16 +52,31 @@ def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
         elif experiment.plan is not None:
             rows = experiment.plan(notebook, p)
         elif experiment.stages and experiment.prepare:
-            given = experiment.declared(p)
-            samples = experiment.prepare(given)
-            rows = []
-            for arm in experiment.arms(given) if experiment.arms else [given]:
-                first = experiment.stages[0]
-                rows += planned_stages(notebook, experiment.name, arm, samples, experiment.stages,
-                                       reuse_prefix=one_at_a_time_local(first.model(arm), first.concurrency(arm)))
+            rows = planned_experiment(notebook, experiment, experiment.declared(p))
         else:
             rows = []
     return [*rows, start_row(notebook, rows)] if rows else rows
+
+
+def planned_experiment(notebook: str, experiment, given) -> list[dict]:
+    """An experiment's registered sample sets (else `prepare`'s samples through `stages`) walked through their
+    stages, per arm, then the cards its judge reads."""
+    from ..experiments import SampleSet
+    from ..scoring.judge_card import planned_card
+
+    sets = (experiment.sample_sets(given) if experiment.sample_sets else
+            [SampleSet(experiment.prepare(given), experiment.stages)])
+    judge = next((s for s in experiment.stages if s.role == "judge"), None)
+    rows = []
+    for arm in experiment.arms(given) if experiment.arms else [given]:
+        for part in sets:
+            first = part.stages[0]
+            reuse = part.in_order and one_at_a_time_local(first.model(arm), first.concurrency(arm))
+            got = planned_stages(notebook, experiment.name, arm, part.samples, part.stages, reuse_prefix=reuse)
+            rows += [named(r, label) for r, label in zip(got, part.labels)] if part.labels else got
+        rows += [planned_card(notebook, experiment.name, judge.model(arm), kind, arm.card_texts)
+                 for kind in experiment.cards]
+    return rows
 
 
 def start_row(notebook: str, rows: list[dict]) -> dict:

@@ -117,7 +117,7 @@ def planned_answers(notebook: str, stage: str, model: str, prompts: list, reques
     prefix a prompt shares with the one before it and reads only the rest. `held`: instead, per prompt, what the
     model read just before it (another stage's prompt: a conversation's first turn), its shared prefix not read
     again. `request`: the run's own request for these calls (the same object, so the cache lookup is the run's
-    key). `reply`: the tokens of a reply not cached (what earlier runs measured, lclab.planning.stages), else the
+    key). `reply`: the tokens of a reply not cached (what earlier runs measured, lclab.planning.priced), else the
     request's budget."""
     hits = [cached(model, p, request) for p in prompts]
     # A call that an earlier notebook or stage of the plan being made has priced is in the cache when this runs.
@@ -145,7 +145,7 @@ def reply_kind(request: Request | None) -> tuple[bool, bool]:
 
 
 # What the plan being made has priced so far (None outside one): every exact call, and how many answers to each judged
-# question (lclab.planning.stages.planned_judges). A profile's plan keeps one record for all its notebooks.
+# question (lclab.planning.priced.planned_judges). A profile's plan keeps one record for all its notebooks.
 _scope: dict | None = None
 
 

@@ -4,7 +4,7 @@ A reply's length is the model's to choose: its budget is only a ceiling (a one-l
 budget is priced seven times too long at the budget). A stage whose number of calls depends on an earlier reply
 (a check per extracted claim, a score per extracted fact) cannot be counted before that reply exists. For both,
 the plan reads a declared prior until a run of the experiment with the same model has measured the real figure
-(`lclab.planning.stages`), and says which it used in the stage's name.
+(`lclab.planning.priced`), and says which it used in the stage's name.
 
 The priors are the means measured by this machine's cold default run (0.5B answering, 1.5B judging; printed by
 `benchmarks/reply_sizes.py`), rounded up: a prior for a model or endpoint that writes longer replies is still
@@ -16,7 +16,7 @@ from __future__ import annotations
 # Expected completion tokens of one reply, by gateway stage; an (experiment, stage) entry overrides the stage's.
 REPLY_TOKENS: dict = {
     "answer": 15, "closed-book answer": 18, "multi-needle answer": 30,  # a short answer, "a few words"
-    "judge": 8, "judge card": 8, "judge_relevance": 8, "judge_faithfulness": 8, "qa_validation": 8,  # JSON verdicts
+    "judge card": 8, "qa_validation": 8,  # JSON verdicts (each judge kind declares its own: scoring.judge_kinds)
     "qa_generation": 120, "qa_generation again": 120, "qa_round_trip": 8, "qa_closed_book": 8,  # 3 pairs; answers
     "pronouns": 27, "generate": 105, "facts": 268,
     # 05's separated variant: 1,856 tokens over 33 NLI and refusal replies in the cold default run of 2026-11-26
@@ -55,6 +55,10 @@ ANSWER_SPREAD = 0.5
 def expected_reply(experiment: str, stage: str) -> float | None:
     """The declared tokens of one reply of `stage` in `experiment`, or None where nothing is declared."""
     value = REPLY_TOKENS.get((experiment, stage), REPLY_TOKENS.get(stage))
+    if value is None:
+        from ..scoring.judge_kinds import JUDGE_KINDS  # a judge kind declares its verdict's size with the rest of it
+
+        value = next((k.reply_tokens for k in JUDGE_KINDS.values() if k.stage == stage), None)
     return None if value is None else float(value)
 
 

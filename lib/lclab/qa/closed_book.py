@@ -15,7 +15,8 @@ from ..prompts import render
 from ..runs.folders import fingerprint
 from ..runs.runner import Run, Step, answer_columns
 from ..runs.samples import Sample
-from ..scoring.judges import JUDGE, correctness_columns, correctness_judge, judge_correct
+from ..scoring.judge_kinds import correctness_columns, correctness_judge, judge_correct
+from ..scoring.judges import JUDGE
 from ..stats import proportion_summary, wilson_interval
 from ..stats.clusters import cluster_paired_effect
 from .judged import read_value

@@ -1,6 +1,6 @@
 """What 01 and 02 read from their correctness judge, and what they read where it cannot tell.
 
-    reading = read_judge(model, judge_model, "answer_correct", card_texts)   # lclab.scoring.judge_reading
+    reading = read_judge(judge, "answer_correct", card_texts)   # lclab.scoring.judge_reading
     value = read_value(reading)                 # "judge_correct", or "string_match" for an uninformative judge
     cells = corrected_cells(items, reading, ["context_tokens", "depth"])   # corrected_acc, _lo, _hi, _n
     judged_headline(items, reading, "all cells")                           # PPI++ / card-corrected / string match

@@ -16,7 +16,7 @@ from ..models import count_prompt_tokens
 from ..models.backends import shared_prefix_tokens
 from ..models.jsonparse import JSONParseError, parse_json_object
 from ..planning.plan import one_at_a_time_local
-from ..planning.stages import cached_answers, estimated, fan_out, merged, planned_replies, reply_tokens
+from ..planning.priced import cached_answers, estimated, fan_out, merged, planned_replies, reply_tokens
 from ..text.corpus import Document
 from ..text.headings import Where
 from .checks import first_failed

@@ -5,9 +5,9 @@ and are the answers right, relevant and faithful?
                retrieve, answer and judge
     curves.py  recall/precision@k curves, the seed's headline numbers, answer quality
     figure.py  recall@k and precision@k with bootstrap bands
-    stages.py      its declared stages: the answer (from what retrieval found) and the three judges
+    stages.py      its declared stages: the answer (from what retrieval found) and a judge per judge kind
     experiment.py  its registration: plan, what makes runs comparable, how they are compared
 """
 
-from .curves import QUALITY, answer_quality, retrieval_curves, seed_numbers
+from .curves import answer_quality, retrieval_curves, seed_numbers
 from .run import EXPERIMENT, format_passages, run_rag_validation, single_chunk_questions

@@ -6,9 +6,8 @@ import pandas as pd
 
 from ..retrieval.metrics import METRICS
 from ..stats import bootstrap_mean_ci, proportion_summary
+from .stages import judges
 
-QUALITY = {"judge_correct": "answer equals reference (judge)", "relevant": "answer relevance",
-           "faithful": "faithfulness to retrieved chunks"}
 
 
 def retrieval_curves(items: pd.DataFrame, max_k: int) -> pd.DataFrame:
@@ -57,7 +56,7 @@ def answer_quality(items: pd.DataFrame, readings: dict | None = None) -> pd.Data
     each judge's `readings` (lclab.scoring.judge_reading, by column) the rate corrected by its shipped card with
     its interval over questions, or "judge uninformative on <kind>" where the card holds chance (no number)."""
     frames = []
-    for column, label in QUALITY.items():
+    for column, label in ((kind.column, kind.rate) for kind, _ in judges()):
         if column not in items:
             continue
         s = proportion_summary(items, ["set"], column, "rate").assign(measure=label)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
 from ..planning.plan import planned_embeddings
-from ..planning.stages import estimated, fan_out, named, reply_tokens, template_prompt_tokens, text_tokens
+from ..planning.priced import estimated, fan_out, named, reply_tokens, template_prompt_tokens, text_tokens
 from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS
 from ..qa.planned import planned_generation
@@ -13,7 +13,7 @@ from ..scoring.claims import CHECK_STAGE, EXTRACT_STAGE, claims_request
 from ..scoring.judge_card import planned_card
 from .parameters import Parameters
 from .run import EXPERIMENT, inputs, run_rag_validation
-from .stages import ANSWER, CORRECT, FAITHFUL, JUDGES
+from .stages import ANSWER, CORRECT, judges
 
 
 def plan(notebook: str, given: dict) -> list[dict]:
@@ -38,10 +38,9 @@ def plan(notebook: str, given: dict) -> list[dict]:
     answer, source = reply_tokens(EXPERIMENT, ANSWER.name, model, answer_request.max_tokens)
     rows.append(estimated(notebook, ANSWER.name, model, [template_prompt_tokens(
         model, "rag_answer", {"passages": passages, "question": t["question"]}) for t in tokens], answer, source))
-    for stage in JUDGES:
-        slots = [{"question": t["question"], "answer": answer} | (
-            {"gold_answer": t["answer"]} if stage is CORRECT else {"passages": passages} if stage is FAITHFUL
-            else {}) for t in tokens]
+    for kind, stage in judges():
+        slots = [{slot: {"question": t["question"], "reference": t["answer"], "response": answer,
+                         "passages": passages}[name] for slot, name in kind.asks} for t in tokens]
         requests = stage.requests(p)
         verdict, said = reply_tokens(EXPERIMENT, stage.name, judge, requests[0].max_tokens)
         rows.append(estimated(notebook, stage.name, judge,
@@ -49,8 +48,7 @@ def plan(notebook: str, given: dict) -> list[dict]:
                               verdict, said, request=requests[0]))
     if p.claim_metrics:
         rows += planned_claims(notebook, judge, tokens, answer, passages / p.answer_k, p.answer_k)
-    kinds = ("answer_correct", "rag_relevance", "rag_faithfulness") + (
-        ("claim_support",) if p.claim_metrics else ())
+    kinds = tuple(kind.kind for kind, _ in judges()) + (("claim_support",) if p.claim_metrics else ())
     rows += [planned_card(notebook, EXPERIMENT, judge, kind, p.card_texts) for kind in kinds]
     # the corpus indexed, every question searched with
     rows.insert(0, planned_embeddings(notebook, p.embedder, [c.text for c in chunks] + list(multi["question"]),

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 
 from ..models.embeddings import get_embedder
-from ..models.judge_choice import choose_judge
+from ..models.judge_choice import Judge, choose_judge
 from ..prompts import render
 from ..qa import sample_passages
 from ..qa.checks import apply_checks
@@ -37,21 +37,16 @@ from ..retrieval.vectorstores import open_corpus_index
 from ..runs.folders import fingerprint
 from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
 from ..runs.samples import Sample
-from ..scoring.baselines import content_overlap
 from ..scoring.claims import claim_metrics_table, claim_score, read_at
 from ..scoring.judge_reading import read_judge
-from ..scoring.judges import JUDGE, correctness_card, judge_correct, judge_faithfulness, judge_relevance
-from ..scoring.reliability import card_notes, cards, judged_card
+from ..scoring.judges import JUDGE
+from ..scoring.reliability import card_notes, cards
 from ..scoring.score import LAYOUT
 from ..text.corpus import Document, Corpus, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
 from .parameters import Parameters
-from .stages import ANSWER, CORRECT, FAITHFUL, RELEVANT
+from .stages import ANSWER, EXPERIMENT, judges
 
-# Each judged column of an item, and the kind of shipped labelled texts its judge's card reads.
-KINDS = {"judge_correct": "answer_correct", "relevant": "rag_relevance", "faithful": "rag_faithfulness"}
-
-EXPERIMENT = "rag_validation"
 KEY = ("qa_id", "fingerprint")
 MIN_PASSAGE_CHARS = 400  # a shorter chunk seldom holds both a question and its answer
 
@@ -139,14 +134,12 @@ def prepare(questions: pd.DataFrame) -> list[Sample]:
             for q in questions.itertuples(index=False)]
 
 
-def judge_answer(judge_model: str, question: str, response: str, gold: str, passages: str, samples: int) -> dict:
-    """The three judges' verdicts on one answer as row columns; any verdict that could not be read is the
-    row's error."""
-    verdicts = {**judge_correct(judge_model, question, response, gold, samples, stage=CORRECT.name).columns(
-                    "judge_correct", error="judge_error"),
-                **judge_relevance(judge_model, question, response, samples, stage=RELEVANT.name).columns("relevant"),
-                **judge_faithfulness(judge_model, question, response, passages, samples,
-                                     stage=FAITHFUL.name).columns("faithful")}
+def judge_answer(judge_model: str, item: dict, samples: int) -> dict:
+    """Every judge kind's verdict on one answer (`item`: its question, reference, response and passages) as row
+    columns; any verdict that could not be read is the row's error."""
+    verdicts = {}
+    for kind, stage in judges():
+        verdicts.update(kind.columns(kind.judge(judge_model, item, samples, stage=stage.name)))
     errors = [f"{k}: {v}" for k, v in verdicts.items() if k.endswith("_error") and v]
     return {**verdicts, "error": "; ".join(errors) or None}
 
@@ -165,9 +158,9 @@ def claims_step(judge_model: str, chunks: list[Chunk], answer_k: int, workers: i
 def run_rag_validation(p: Parameters) -> Result:
     if p.answer_k > p.max_k:
         raise ValueError(f"answer_k ({p.answer_k}) cannot exceed max_k ({p.max_k}): answers use the retrieved chunks")
-    judge = choose_judge(p.model, p.judge_model)
-    judge_model = judge.spec
-    with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": judge}) as run:
+    chosen = choose_judge(p.model, p.judge_model)
+    judge_model = chosen.spec
+    with Run(EXPERIMENT, p.run_name, parameters=asdict(p) | {"judge_model": judge_model, "judge": chosen}) as run:
         read = inputs(p)
         loaded, chunker, every, multi, chunks = read.loaded, read.chunker, read.every, read.multi, read.chunks
         emb = get_embedder(p.embedder)
@@ -190,7 +183,9 @@ def run_rag_validation(p: Parameters) -> Result:
                     "passages": format_passages(hits[:p.answer_k]), **answer_columns(reply)}
 
         def judge(s: Sample, row: dict) -> dict:
-            return judge_answer(judge_model, s.input, row["response"], s.target, row["passages"], p.self_consistency)
+            item = {"question": s.input, "reference": s.target, "response": row["response"],
+                    "passages": row["passages"]}
+            return judge_answer(judge_model, item, p.self_consistency)
 
         steps = [Step("retrieve+answer", answer, p.max_workers), Step("judge", judge, p.max_workers)]
         steps += [claims_step(judge_model, chunks, p.answer_k, p.max_workers)] if p.claim_metrics else []
@@ -208,7 +203,7 @@ def run_rag_validation(p: Parameters) -> Result:
             f"multi-chunk questions: {len(multi)} reviewed",
             run.resume_note(),
         ] + skipped_note(loaded.skipped)
-        tables, judged_notes, items = judged_tables(items, p.model, judge_model, p.claim_metrics, p.card_texts)
+        tables, judged_notes, items = judged_tables(items, chosen, p.claim_metrics, p.card_texts)
         notes += judged_notes
         single = curves[(curves["set"] == "single") & (curves["k"] == p.answer_k)] if len(curves) else curves
         first = single.iloc[0] if len(single) else {}
@@ -218,18 +213,17 @@ def run_rag_validation(p: Parameters) -> Result:
                                             first.get("recall_lo"), first.get("recall_hi")))
 
 
-def judged_tables(items: pd.DataFrame, model: str, judge_model: str, claim_metrics: bool, card_texts: int
+def judged_tables(items: pd.DataFrame, judge: Judge, claim_metrics: bool, card_texts: int
                   ) -> tuple[dict, list[str], pd.DataFrame]:
     """The judged tables of a run and their lines: each judge's card on its kind's shipped texts (`judge_card`),
     the answer quality corrected by those cards, the cards on the run's own items (`reliability`) and the claim
     metrics, each read only where its judge's card says it can tell right from wrong; and the items with each
     verdict read at its card's threshold."""
-    judge = choose_judge(model, judge_model)
-    readings = {column: read_judge(model, judge_model, kind, card_texts) for column, kind in KINDS.items()}
+    readings = {k.column: read_judge(judge, k.kind, card_texts) for k, _ in judges()}
     for column, reading in readings.items():
         items = reading.read_items(items, column)
     if claim_metrics:
-        readings["claims"] = read_judge(model, judge_model, "claim_support", card_texts)
+        readings["claims"] = read_judge(judge, "claim_support", card_texts)
         items = read_at(items, readings["claims"].threshold)
     reliability = answer_cards(items, judge.label)
     tables = {"answer_quality": answer_quality(items, readings), "reliability": reliability,
@@ -266,14 +260,6 @@ def index_note(n_chunks: int, index, ix) -> str:
 
 
 def answer_cards(items: pd.DataFrame, judge_model: str) -> pd.DataFrame:
-    """The reliability cards of the three judges on the run's own items (labels where its texts have any), each
-    beside its judge-free baseline; the judges' cards on the shipped texts are `judge_card`."""
-    return cards([
-        correctness_card(items, judge_model, "answer equals reference (06)", reference="reference"),
-        judged_card(items, "relevant", "answer relevance (06)", judge_model, "rag_relevance", ("question", "response"),
-                    "question words in the response", lambda r: content_overlap(r["question"], r["response"]),
-                    "qa_id"),
-        judged_card(items, "faithful", "faithfulness (06)", judge_model, "rag_faithfulness",
-                    ("question", "response", "passages"), "response words in the passages",
-                    lambda r: content_overlap(r["response"], r["passages"]), "qa_id"),
-    ])
+    """The reliability card of each judge kind on the run's own items (labels where its texts have any), beside its
+    judge-free baseline; the judges' cards on the shipped texts are `judge_card`."""
+    return cards([kind.card(items, judge_model, f"{kind.metric} (06)") for kind, _ in judges()])

@@ -142,7 +142,7 @@ def planned_card(notebook: str, experiment: str, judge: str, kind: str, n_texts:
     judges is counted there only (one card per judge and kind, kept in the home folder)."""
     from ..models import Request
     from ..planning.plan import priced_once
-    from ..planning.stages import named, planned_replies
+    from ..planning.priced import named, planned_replies
 
     prompts = sorted(priced_once("judge card", judge, prompts_to_judge(judge, kind, n_texts or None)))
     # The card's verdicts are kept in its own store, so these prompts are the ones not judged yet; the request

@@ -1,6 +1,6 @@
 """How a run reads its judge: who judged, what the judge's shipped card says, and the rates it may print.
 
-    reading = read_judge(model, judge_model, "answer_correct", card_texts=40)
+    reading = read_judge(choose_judge(model, judge_model), "answer_correct", card_texts=40)
     reading.judge.spec       # who judges (never the model under test by default: judge_choice.py)
     reading.informative      # the card's AUC and J intervals clear chance
     items = reading.read_items(items, "judge_correct")  # verdicts at the card's cross-validated threshold
@@ -26,7 +26,7 @@ from ..stats.card import card_corrected_difference, card_corrected_rate
 from ..stats.cluster_ppi import cluster_ppi
 from ..stats.clusters import cluster_mean_ci
 from .judge_card import CARD_COLUMNS, judge_card
-from ..models.judge_choice import Judge, choose_judge
+from ..models.judge_choice import Judge
 
 MIN_LABELS = 10  # a run's own labels: from this many on, its headline reads PPI++
 CARD_ASSUMPTION = "corrected by the shipped card (Rogan–Gladen; assumes the shipped texts are like this run's)"
@@ -139,8 +139,7 @@ class Reading:
                               "self_judged": self.judge.self_judged, "chosen": self.judge.why}])
 
 
-def read_judge(model: str, judge_model: str, kind: str, card_texts: int = 0, progress: bool = True) -> Reading:
-    """The judge of `model` (judge_choice.choose_judge) with its card on `kind`'s shipped texts (all of them,
-    or `card_texts`)."""
-    judge = choose_judge(model, judge_model)
+def read_judge(judge: Judge, kind: str, card_texts: int = 0, progress: bool = True) -> Reading:
+    """The judge a run chose (judge_choice.choose_judge, once per run) with its card on `kind`'s shipped texts (all
+    of them, or `card_texts`)."""
     return Reading(kind, judge, judge_card(judge.spec, kind, card_texts or None, progress))

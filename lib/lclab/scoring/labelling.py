@@ -4,7 +4,7 @@ to data/judge_labels/<kind>.csv, where the reliability cards of every later run 
     python -m lclab.scoring.labelling answer_correct results/depth_sweep/default   # writes label_answer_correct.csv there
     python -m lclab.scoring.labelling answer_correct results/depth_sweep/default --n 60   # a random 60 of them
 
-Kinds, and the item fields a label is filed under (white space aside):
+Kinds (lclab.scoring.judge_kinds), and the item fields a label is filed under (white space aside):
 
     answer_correct    question, reference, response          (01, 02: reference = gold; 06: reference)
     rag_relevance     question, response                     (06)
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -35,15 +36,31 @@ import pandas as pd
 
 from ..runs.folders import ItemLog
 from ..text.hand_tables import read_hand_table
+from .judge_kinds import JUDGE_KINDS
 from .labellers import SECOND, labeller_agreement, second_labels
 from .labels import LABELS, load_labels, row_key, unanswerable
 
-KINDS = {"answer_correct": ("question", "reference", "response"), "rag_relevance": ("question", "response"),
-         "rag_faithfulness": ("question", "response", "passages")}
-JUDGE_COLUMNS = ("judge", "correct", "relevant", "faithful", "string_match", "error")  # never shown on a sheet
-# The item column holding the judge's verdict on each kind: a sheet holds only texts the judge gave a verdict on,
-# the texts its card counts (read to choose the rows, never shown); a run without the column has no card of it.
-VERDICTS = {"answer_correct": "judge_correct", "rag_relevance": "relevant", "rag_faithfulness": "faithful"}
+class _LabelFields(Mapping):
+    """Each judge kind's label fields by its name (lclab.scoring.judge_kinds, read when asked: a kind added later
+    is known). A sheet holds only the texts its kind's judge gave a verdict on (its column), the texts its card
+    counts (read to choose the rows, never shown); a run without the column has no card of that kind."""
+
+    def __getitem__(self, kind: str) -> tuple[str, ...]:
+        return JUDGE_KINDS[kind].fields
+
+    def __iter__(self):
+        return iter(JUDGE_KINDS)
+
+    def __len__(self) -> int:
+        return len(JUDGE_KINDS)
+
+
+KINDS = _LabelFields()
+
+
+def hidden_columns() -> tuple[str, ...]:
+    """The column prefixes never shown on a sheet: every judge kind's verdict and reply key, the string match."""
+    return ("judge", "string_match", "error") + tuple(n for k in JUDGE_KINDS.values() for n in (k.column, k.key))
 
 
 def sheet(kind: str, run_dir: Path, include_labelled: bool = False) -> pd.DataFrame:
@@ -56,7 +73,7 @@ def sheet(kind: str, run_dir: Path, include_labelled: bool = False) -> pd.DataFr
         raise FileNotFoundError(f"no items in {run_dir}/items.jsonl")
     items = pd.DataFrame(rows)
     items = items[items["response"].notna()] if "response" in items else items.iloc[:0]
-    verdict = VERDICTS[kind]
+    verdict = JUDGE_KINDS[kind].column
     if verdict not in items:
         raise ValueError(f"{run_dir}: its items have no {verdict!r} verdicts, so no card of this run reads kind "
                          f"{kind!r}")
@@ -76,7 +93,7 @@ def sheet(kind: str, run_dir: Path, include_labelled: bool = False) -> pd.DataFr
     out = out.drop_duplicates("key")
     done = set(load_labels(kind).index) if (LABELS / f"{kind}.csv").exists() and not include_labelled else set()
     out = out[~out["key"].isin(done)]
-    assert not any(c.startswith(JUDGE_COLUMNS) for c in out.columns)  # blind by construction
+    assert not any(c.startswith(hidden_columns()) for c in out.columns)  # blind by construction
     return out.assign(label="", note="").reset_index(drop=True)
 
 

@@ -19,6 +19,7 @@ text the sentence comes from (the context, the ground truth or the answer), the 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -26,10 +27,10 @@ from typing import Callable
 import pandas as pd
 
 from ..paths import DATA
-from ..prompts import render
 from .baselines import content_overlap
 from .entailment import claim_prompt, p_claim_supported
-from .judges import JUDGE_MAX_TOKENS, judge_correct, judge_faithfulness, judge_relevance
+from .judge_kinds import JUDGE_KINDS, JudgeKind
+from .judges import JUDGE_MAX_TOKENS
 from .labels import label_key
 from .score import Score
 
@@ -94,23 +95,39 @@ def _claim_verdict(judge: str, r) -> Score:
                                                           "mass_outside": got.mass_outside})
 
 
-KINDS = {k.name: k for k in (
-    Kind("answer_correct", "the response says what the reference says",
-         _label_file("answer_correct", ("question", "reference", "response")),
-         lambda r: render("judge_correct", question=r.question, answer=r.response, gold_answer=r.reference),
-         lambda j, r: judge_correct(j, r.question, r.response, r.reference, stage="judge card"),
-         JUDGE_MAX_TOKENS, "reference words in the response", lambda r: content_overlap(r.reference, r.response)),
-    Kind("rag_relevance", "the response addresses the question",
-         _label_file("rag_relevance", ("question", "response")),
-         lambda r: render("judge_relevance", question=r.question, answer=r.response),
-         lambda j, r: judge_relevance(j, r.question, r.response, stage="judge card"),
-         JUDGE_MAX_TOKENS, "question words in the response", lambda r: content_overlap(r.question, r.response)),
-    Kind("rag_faithfulness", "every claim of the response is in the passages",
-         _label_file("rag_faithfulness", ("question", "response", "passages")),
-         lambda r: render("judge_faithfulness", question=r.question, answer=r.response, passages=r.passages),
-         lambda j, r: judge_faithfulness(j, r.question, r.response, r.passages, stage="judge card"),
-         JUDGE_MAX_TOKENS, "response words in the passages", lambda r: content_overlap(r.response, r.passages)),
-    Kind("claim_support", "the text, read with its question, entails the claim",
-         _claim_texts, lambda r: claim_prompt(r.question, r.premise, r.claim), _claim_verdict, 1,
-         "claim words in the text", lambda r: content_overlap(r.claim, r.premise)),
-)}
+def _item(row) -> dict:
+    """A labelled text (a row of texts(), as a tuple or a Series) by its field names."""
+    return row._asdict() if hasattr(row, "_asdict") else dict(row)
+
+
+@lru_cache(maxsize=None)
+def _judged(k: JudgeKind) -> Kind:
+    """A judge kind's labelled texts, read as its run reads an item (lclab.scoring.judge_kinds)."""
+    return Kind(k.kind, k.means, _label_file(k.kind, k.fields), lambda r: k.prompt(_item(r)),
+                lambda j, r: k.judge(j, _item(r), stage="judge card"), JUDGE_MAX_TOKENS, k.baseline,
+                lambda r: k.baseline_score(_item(r)))
+
+
+CLAIM_SUPPORT = Kind("claim_support", "the text, read with its question, entails the claim", _claim_texts,
+                     lambda r: claim_prompt(r.question, r.premise, r.claim), _claim_verdict, 1,
+                     "claim words in the text", lambda r: content_overlap(r.claim, r.premise))
+
+
+class _Shipped(Mapping):
+    """Every kind of shipped texts by name: each judge kind's (read from lclab.scoring.judge_kinds when asked, so
+    a kind registered after import has its texts too) and the claim-support texts."""
+
+    def _all(self) -> dict:
+        return {**{name: _judged(k) for name, k in JUDGE_KINDS.items()}, CLAIM_SUPPORT.name: CLAIM_SUPPORT}
+
+    def __getitem__(self, name: str) -> Kind:
+        return self._all()[name]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+KINDS = _Shipped()

@@ -13,3 +13,7 @@ def answer_stage(budget: int, text_completion: bool = False) -> Stage:
     prefilled as RULER runs open models (the chat template and the answer prefix in one raw text to continue)."""
     return Stage("answer", request=lambda p: Request(max_tokens=budget, text_completion=text_completion),
                  prompt=lambda s: s.input)
+
+
+# The stage as registered (the lab's own budget): the run and the plan ask it under each sample's budget.
+ANSWER = Stage("answer", request=lambda p: Request(max_tokens=p.max_answer_tokens), prompt=lambda s: s.input)
