@@ -57,6 +57,7 @@ def test_a_template_with_a_stand_in_slot_counts_as_the_filled_prompt():
 
 
 def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
+    import lclab.scoring.judge_kinds  # noqa: F401 (each judge kind declares its verdict's size)
     from lclab.planning.priors import REPLY_TOKENS, expected_reply
 
     known = {"question": "When does the crossing open?", "gold_answer": "At dawn."}

@@ -121,8 +121,8 @@ class Experiment:
                      (07's `models`, each with its own config); None: the Parameters themselves
     sample_sets:     Parameters -> the SampleSets a run asks, where it asks more than `prepare`'s samples through
                      `stages` (None: that one set)
-    cards:           the judge kinds (lclab.scoring.judge_kinds) whose card on the shipped texts a run reads, by
-                     the model of its judge stage and `card_texts`
+    cards:           (notebook, parameters) -> the plan rows of the cards on the shipped texts its judge reads
+                     (lclab.scoring.judge_card.card_rows: by kind, for its judge stage)
     """
 
     name: str
@@ -139,7 +139,7 @@ class Experiment:
     stages: tuple = ()
     arms: Callable[[Any], list] | None = None
     sample_sets: Callable[[Any], list[SampleSet]] | None = None
-    cards: tuple[str, ...] = ()
+    cards: Callable[[str, Any], list[dict]] | None = None
     description: str = ""
 
     def declared(self, values: dict) -> Any:

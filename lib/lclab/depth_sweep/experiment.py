@@ -7,6 +7,7 @@ from ..experiments import Design, Experiment, SampleSet, Series, register
 from ..models import budget_counters
 from ..qa import closed_book, load_validated
 from ..runs.declared import declared
+from ..scoring.judge_card import card_rows
 from .needles import needle_trials
 from .parameters import Parameters
 from .stages import SWEEP, needle_answer
@@ -41,7 +42,7 @@ def design(given: dict) -> Design:
 
 EXPERIMENT_SPEC = register(Experiment(
     name=EXPERIMENT, notebook="01_lost_in_the_middle", parameters=Parameters, prepare=prepare, run=run_depth_sweep,
-    stages=SWEEP, sample_sets=sample_sets, cards=("answer_correct",),
+    stages=SWEEP, sample_sets=sample_sets, cards=card_rows(EXPERIMENT, SWEEP[1], "answer_correct"),
     judged_rate="answer correct (01)", design=design,
     rebuild_prompt=rebuild_prompt,
     # What two runs must share to be compared; the model (and the prompt tested) is what a comparison is for.

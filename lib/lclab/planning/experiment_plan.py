@@ -62,11 +62,9 @@ def planned_experiment(notebook: str, experiment, given) -> list[dict]:
     """An experiment's registered sample sets (else `prepare`'s samples through `stages`) walked through their
     stages, per arm, then the cards its judge reads."""
     from ..experiments import SampleSet
-    from ..scoring.judge_card import planned_card
 
     sets = (experiment.sample_sets(given) if experiment.sample_sets else
             [SampleSet(experiment.prepare(given), experiment.stages)])
-    judge = next((s for s in experiment.stages if s.role == "judge"), None)
     rows = []
     for arm in experiment.arms(given) if experiment.arms else [given]:
         for part in sets:
@@ -74,8 +72,7 @@ def planned_experiment(notebook: str, experiment, given) -> list[dict]:
             reuse = part.in_order and one_at_a_time_local(first.model(arm), first.concurrency(arm))
             got = planned_stages(notebook, experiment.name, arm, part.samples, part.stages, reuse_prefix=reuse)
             rows += [named(r, label) for r, label in zip(got, part.labels)] if part.labels else got
-        rows += [planned_card(notebook, experiment.name, judge.model(arm), kind, arm.card_texts)
-                 for kind in experiment.cards]
+        rows += experiment.cards(notebook, arm) if experiment.cards else []
     return rows
 
 

@@ -52,13 +52,15 @@ COUNTS = {"claims per text": 3, "facts per list": 3, "asked again per pair": 0.2
 ANSWER_SPREAD = 0.5
 
 
+def declare_reply(stage: str, tokens: float) -> None:
+    """Declare the expected tokens of one reply of gateway stage `stage` (a judge kind declares its verdict's
+    size with the rest of it: lclab.scoring.judge_kinds)."""
+    REPLY_TOKENS.setdefault(stage, tokens)
+
+
 def expected_reply(experiment: str, stage: str) -> float | None:
     """The declared tokens of one reply of `stage` in `experiment`, or None where nothing is declared."""
     value = REPLY_TOKENS.get((experiment, stage), REPLY_TOKENS.get(stage))
-    if value is None:
-        from ..scoring.judge_kinds import JUDGE_KINDS  # a judge kind declares its verdict's size with the rest of it
-
-        value = next((k.reply_tokens for k in JUDGE_KINDS.values() if k.stage == stage), None)
     return None if value is None else float(value)
 
 

@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 
@@ -134,6 +135,13 @@ def card_line(card: dict) -> str:
     return (f"shipped card ({card['kind']}, {card['n']} texts, {card['n_clusters']} clusters): AUC {ci('auc')}, "
             f"sensitivity {ci('sensitivity')}, specificity {ci('specificity')}, J {ci('youden')} ({cut}); "
             f"{card['baseline']} AUC {card['baseline_auc']:.2f}: {verdict}")
+
+
+def card_rows(experiment: str, judge, *kinds: str) -> Callable[[str, object], list[dict]]:
+    """The plan rows of the cards a run reads: for each kind, the card of the model its `judge` stage calls under
+    the run's parameters, on `p.card_texts` texts (an Experiment's `cards`)."""
+    return lambda notebook, p: [planned_card(notebook, experiment, judge.model(p), kind, p.card_texts)
+                                for kind in kinds]
 
 
 def planned_card(notebook: str, experiment: str, judge: str, kind: str, n_texts: int = 0) -> dict:

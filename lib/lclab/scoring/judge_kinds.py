@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from ..pipeline import Stage
+from ..planning.priors import declare_reply
 from ..prompts import render
 from .judges import judge_boolean, judge_requests
 from .score import Score
@@ -40,7 +41,7 @@ class JudgeKind:
     baseline:   the judge-free score beside its card: content_overlap(item[overlap[0]], item[overlap[1]])
     error:      the column an unreadable verdict goes to, where it is not <column>_error
     judged_in:  the experiments that judge every answer with it
-    reply_tokens: a verdict's expected tokens before a run measures them (lclab.planning.priors)
+    reply_tokens: a verdict's expected tokens before a run measures them (declared to lclab.planning.priors)
     """
 
     kind: str
@@ -60,6 +61,9 @@ class JudgeKind:
     error: str | None = None
     judged_in: tuple[str, ...] = ()
     reply_tokens: int = 8
+
+    def __post_init__(self):
+        declare_reply(self.stage, self.reply_tokens)  # what a plan prices its verdicts at before a run measures them
 
     def prompt(self, item: Mapping) -> str:
         """The exact prompt its judge is sent for one item (its `fields`, as the item names them)."""
