@@ -38,9 +38,9 @@ from dataclasses import asdict
 import pandas as pd
 
 from lclab.models import Request
-from lclab.pipeline import Stage
+from lclab.pipeline import Given, Stage
 from lclab.runs.folders import fingerprint
-from lclab.runs.runner import Run, Step, answer_columns, headline
+from lclab.runs.runner import Run, answer_columns, headline
 from lclab.runs.samples import Sample
 from lclab.scoring.score import Score, unscored
 from lclab.stats import wilson_interval
@@ -49,8 +49,18 @@ from .parameters import Parameters
 
 EXPERIMENT = "toy_sums"
 QUESTIONS = (("2 + 2", "4"), ("3 + 5", "8"), ("10 - 7", "3"))
-# The one model-calling stage, declared once: the run sends it, the lab's planner prices it.
-ANSWER = Stage("answer", request=lambda p: Request(max_tokens=4), prompt=lambda sample: sample.input)
+
+
+
+def answered(given, sample, row):
+    """What the stage writes into the row: its answer's columns, and the answer scored."""
+    reply = ANSWER.ask(given.p, sample)
+    return {**answer_columns(reply), **exact(reply.text, sample.target).columns("correct")}
+
+
+# The one model-calling stage, declared once: the runner executes it, the lab's planner prices it.
+ANSWER = Stage("answer", request=lambda p: Request(max_tokens=4), prompt=lambda sample: sample.input,
+               write=answered)
 
 
 def prepare(p: Parameters) -> list[Sample]:
@@ -66,12 +76,8 @@ def exact(response: str | None, target: str) -> Score:
 
 def run_toy(p: Parameters):
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
-        def answer(sample, row):
-            reply = ANSWER.ask(p, sample)
-            return {**answer_columns(reply), **exact(reply.text, sample.target).columns("correct")}
-
-        items = run.trials(prepare(p), key=lambda s: (fingerprint(p.model, s.input),),
-                           describe=lambda s: {"item_id": s.id, "gold": s.target}, steps=[Step(ANSWER.name, answer)])
+        items = run.stages(prepare(p), [ANSWER], Given(p), key=lambda s: (fingerprint(p.model, s.input),),
+                           describe=lambda s: {"item_id": s.id, "gold": s.target})
         right = int(items["correct"].sum())
         lo, hi = wilson_interval(right, len(items))
         summary = pd.DataFrame([{"n": len(items), "accuracy": right / len(items), "lo": lo, "hi": hi}])

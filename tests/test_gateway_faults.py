@@ -10,7 +10,12 @@ from lclab.models.accounting import ACCOUNTING
 from lclab.models.errors import ContextLengthError, FatalError, MissingAPIKeyError, RetryableError
 from lclab.models.fault_server import FaultServer
 from lclab.models.retry import RetryPolicy
-from lclab.scoring.judge_kinds import judge_correct
+from lclab.scoring.judge_kinds import CORRECTNESS
+
+
+def judge_correct(judge_model: str, question: str, response: str, reference: str):
+    return CORRECTNESS.judge(judge_model, {"question": question, "response": response, "reference": reference})
+
 
 FAST = RetryPolicy(max_retries=3, base_delay=0.01, max_delay=1.0)
 

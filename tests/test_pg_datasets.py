@@ -21,6 +21,7 @@ from lclab.pg_continuous import (
     unique_facts,
 )
 from lclab.pg_discrete import attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, separation
+from lclab.pg_discrete.parameters import Parameters
 from lclab.pg_discrete.points import chosen_questions
 from lclab.pg_discrete.run import score_points
 from lclab.retrieval.chunking import Chunker
@@ -131,9 +132,13 @@ def _point(pid="q1:pos"):
                           "context": "The sky is blue."}])
 
 
+def _asked(model: str, require_logprobs: bool = False) -> Parameters:
+    return Parameters(models=[model], require_logprobs=require_logprobs, max_workers=1)
+
+
 def test_a_backend_without_logprobs_scores_by_the_sampled_token_and_flags_every_row(no_logprobs_server):
     with Run("pg_discrete", "test") as run:
-        rows = score_points(run, _point(), [no_logprobs_server], False, 1)
+        rows = score_points(run, _point(), _asked(no_logprobs_server))
     assert rows.loc[0, "weighted_source"] == "sampled"
     assert rows.loc[0, "weighted"] == 1.0 and rows.loc[0, "sampled"] == 1.0
     assert pd.isna(rows.loc[0, "weighted_mass_outside"])
@@ -182,11 +187,11 @@ def test_a_run_on_an_endpoint_without_logprobs_replays_with_no_call(no_logprobs_
     from lclab.models.replay import REPLAY_ENV
 
     with Run("pg_discrete", "made") as run:
-        made = score_points(run, _point(), [no_logprobs_server], False, 1)
+        made = score_points(run, _point(), _asked(no_logprobs_server))
     monkeypatch.setenv(REPLAY_ENV, "1")  # what rescore runs under: the cache only
     ACCOUNTING.reset()
     with Run("pg_discrete", "replayed") as run:
-        replayed = score_points(run, _point(), [no_logprobs_server], False, 1)
+        replayed = score_points(run, _point(), _asked(no_logprobs_server))
     assert int(ACCOUNTING.table()["calls"].sum()) == 0  # the logprob request's failure was kept, not asked again
     assert replayed[["weighted", "weighted_source", "sampled"]].equals(made[["weighted", "weighted_source", "sampled"]])
 
@@ -194,7 +199,7 @@ def test_a_run_on_an_endpoint_without_logprobs_replays_with_no_call(no_logprobs_
 def test_a_run_that_demands_logprobs_stops_at_the_first_point(no_logprobs_server):
     points = pd.concat([_point("q1:pos"), _point("q1:neg")], ignore_index=True)
     with pytest.raises(LogprobsUnavailableError, match="requires logprobs"), Run("pg_discrete", "test") as run:
-        score_points(run, points, [no_logprobs_server], True, 1)
+        score_points(run, points, _asked(no_logprobs_server, require_logprobs=True))
     assert not (run.dir / "scores.jsonl").exists()  # nothing half-scored was written
 
 

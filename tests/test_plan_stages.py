@@ -63,7 +63,7 @@ def test_a_judge_reading_a_cached_answer_is_built_exactly_and_the_rest_priced():
     known = {"question": "When does the crossing open?", "gold_answer": "At dawn."}
     exact = render("judge_correct", answer="At dawn.", **known)
     judge = Stage("judge", request=lambda p: Request(max_tokens=32, response_format="json"), template="judge_correct",
-                  reads="answer", known=lambda s: known, slots=("answer",))
+                  reads="answer", known=lambda s: known, slots=("answer",), write=lambda given, s, row: {})
     got = planned_judges("nb", "depth_sweep", judge, SimpleNamespace(model=MODEL),
                          [Judged(known, {"answer": "At dawn."}), Judged(known)], Read("answer", MODEL, 64))
     priced = template_prompt_tokens(MODEL, "judge_correct", {"answer": REPLY_TOKENS["answer"]}, **known)

@@ -24,8 +24,9 @@ from ..qa import load_validated
 from ..models.judge_choice import choose_judge
 from ..qa.closed_book import closed_book_arm
 from ..qa.judged import judge_notes, labelled_difference, named_judge, read_value, with_corrected
+from ..pipeline import Given
 from ..retrieval.chunking import Chunker
-from ..runs.runner import Result, Run, Step, headline, skipped_note
+from ..runs.runner import Result, Run, headline, skipped_note
 from ..scoring.judge_reading import read_judge
 from ..runs.samples import Sample
 from ..scoring.judge_kinds import CORRECTNESS
@@ -37,7 +38,7 @@ from ..text.context import IF_ABSENT, answer_prompt
 from .frontier import arm_tables
 from .parameters import Parameters
 from .sets import DocumentSet, build_sets
-from .steps import TrialSteps
+from .steps import TRIAL, TrialSteps
 
 EXPERIMENT = "context_vs_rag"
 KEY = ("qa_id", "noise_pct", "method", "fingerprint")
@@ -98,13 +99,9 @@ def run_context_vs_rag(p: Parameters) -> Result:
         sets = document_sets(samples)
         if_absent = IF_ABSENT if p.unanswerable_share else ""
         steps = TrialSteps(p.model, judge_model, p.max_answer_tokens, p.self_consistency, p.store, p.embedder,
-                           Chunker(p.chunk_tokens, "tokens"), run.dir / "chroma", if_absent)
-        # Retrieval first (cheap, and it needs the embedder, not the LLM), then every answer, then the judge.
-        every = run.trials(
-            samples, log=run.log(KEY), key=steps.key,
-            describe=steps.describe,
-            steps=[Step("retrieve", steps.retrieval), Step("answer", steps.answer, p.max_workers),
-                   Step("judge", steps.judge, p.max_workers)])
+                           Chunker(p.chunk_tokens, "tokens"), run.dir / "chroma", if_absent, p.max_workers)
+        every = run.stages(samples, TRIAL, Given(steps, judge_model), log=run.log(KEY), key=steps.key,
+                           describe=steps.describe)
         # The seed's tables read its two methods on the answerable sets; the other arms have tables of their own.
         items = every[every["answerable"].astype(bool) & every["method"].isin(METHODS)] if "answerable" in every \
             else every

@@ -1,5 +1,5 @@
 """02's model-calling stages, declared once: the run sends them (steps.py, and the closed-book arm's own,
-lclab.qa.closed_book) and the plan prices them (experiment.py). p: 02's Parameters (or steps.Answering, which
+lclab.qa.closed_book) and the plan prices them (experiment.py). p: 02's Parameters (or steps.TrialSteps, which
 carries the same fields)."""
 
 from __future__ import annotations

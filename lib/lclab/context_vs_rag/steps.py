@@ -1,4 +1,4 @@
-"""The steps of one 02 trial, for every arm: retrieve (the arms that read chunks), answer, judge.
+"""The stages of one 02 trial, for every arm: retrieve (the arms that read chunks), answer, judge.
 
     long_context  the set's own answer prompt
     rag, rag@k    the top-k chunks of the set's index, in rank order
@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..pipeline import Given, Stage
 from ..retrieval.chunking import Chunker
 from ..runs.folders import fingerprint
 from ..runs.runner import answer_columns
 from ..runs.samples import Sample
-from ..scoring.judge_kinds import correctness_columns, judge_correct
 from ..scoring.judges import JUDGE
 from ..scoring.refusal import refusal_cue
 from ..text.context import IF_ABSENT, answer_prompt
 from .sets import DocumentSet, retrieve
-from .stages import ANSWER
+from .stages import ANSWER, JUDGE as JUDGED
 
 
 def retrieval_columns(doc_set: DocumentSet, got: dict) -> dict:
@@ -45,6 +45,7 @@ class TrialSteps:
     # Said by every answer prompt once some sets cannot be answered (the prompt must not tell the two apart);
     # "" keeps the seed's prompt.
     if_absent: str = ""
+    max_workers: int = 1
 
     def key(self, sample: Sample) -> tuple:
         s, k = sample.source, sample["k"]
@@ -59,39 +60,44 @@ class TrialSteps:
         return {"n_distractors": s.n_distractors, "question": s.question, "gold": sample.target, "model": self.model,
                 "judge_model": self.judge_model, "k": sample["k"], "answerable": s.answerable}
 
-    def retrieval(self, sample: Sample, row: dict) -> dict:
-        return {} if sample["k"] is None else retrieval_columns(sample.source, retrieve(
-            sample.source, self.store, self.embedder, self.chunker, sample["k"], self.index_dir))
-
-    def _complete(self, prompt: str):
+    def complete(self, prompt: str):
         return ANSWER.send(self, prompt)
 
-    def _columns(self, reply) -> dict:
+    def columns(self, reply) -> dict:
+        """An answer's shared columns, and with unanswerable sets in the run whether it abstained."""
         out = answer_columns(reply)
         if self.if_absent:
             out.update(refusal_cue(reply.text).columns("abstained", explanation="abstained_phrase"))
         return out
 
-    def answer(self, sample: Sample, row: dict) -> dict:
-        doc_set, method = sample.source, sample["method"]
-        if method == "long_context":
-            return self._columns(self._complete(sample.input)) | {"position": doc_set.answer_position()}
-        chunks = {c.chunk_id: c for c in self.chunker.split(doc_set.docs)}
-        read = [chunks[i] for i in row["retrieved"]]  # the chunks the retrieval step wrote down, in its order
-        if method != "self_route":
-            return (self._columns(self._complete(answer_prompt(read, doc_set.question, self.if_absent)))
-                    | {"position": doc_set.answer_position(read)})
-        first = self._complete(answer_prompt(read, doc_set.question, IF_ABSENT))
-        routed = refusal_cue(first.text).value == 1.0
-        final = self._complete(answer_prompt(doc_set.docs, doc_set.question, self.if_absent)) if routed else first
-        return {**self._columns(final), "routed": routed, "route_reply": first.text,
-                "position": doc_set.answer_position(None if routed else read),
-                "prompt_tokens": (first.prompt_tokens or 0) + ((final.prompt_tokens or 0) if routed else 0)}
 
-    def judge(self, sample: Sample, row: dict) -> dict:
-        doc_set = sample.source
-        if not doc_set.answerable:  # the refusal rule decides (answer step); there is no gold to judge against
-            return {}
-        verdict = judge_correct(self.judge_model, doc_set.question, row["response"], doc_set.gold,
-                                self.self_consistency)
-        return correctness_columns(verdict, row["response"], doc_set.gold)
+def retrieved(given: Given, sample: Sample, row: dict) -> dict:
+    """A retrieving arm's top-k chunks of its set's index (nothing for long context, which reads every document)."""
+    t = given.p
+    return {} if sample["k"] is None else retrieval_columns(sample.source, retrieve(
+        sample.source, t.store, t.embedder, t.chunker, sample["k"], t.index_dir))
+
+
+def answered(given: Given, sample: Sample, row: dict) -> dict:
+    """The arm's answer: its own prompt, the chunks the retrieval stage wrote down (in their order), or, for
+    self-route, those chunks with leave to say they do not answer and, if the model says so, the long context."""
+    t, doc_set, method = given.p, sample.source, sample["method"]
+    if method == "long_context":
+        return t.columns(t.complete(sample.input)) | {"position": doc_set.answer_position()}
+    chunks = {c.chunk_id: c for c in t.chunker.split(doc_set.docs)}
+    read = [chunks[i] for i in row["retrieved"]]
+    if method != "self_route":
+        return (t.columns(t.complete(answer_prompt(read, doc_set.question, t.if_absent)))
+                | {"position": doc_set.answer_position(read)})
+    first = t.complete(answer_prompt(read, doc_set.question, IF_ABSENT))
+    routed = refusal_cue(first.text).value == 1.0
+    final = t.complete(answer_prompt(doc_set.docs, doc_set.question, t.if_absent)) if routed else first
+    return {**t.columns(final), "routed": routed, "route_reply": first.text,
+            "position": doc_set.answer_position(None if routed else read),
+            "prompt_tokens": (first.prompt_tokens or 0) + ((final.prompt_tokens or 0) if routed else 0)}
+
+
+# A trial's stages as the runner executes them (Given: the run's TrialSteps and its judge): retrieval first (cheap,
+# and it needs the embedder, not the LLM), then every answer, then the judge (an unanswerable set is not judged:
+# the refusal rule, written by the answer, scores it).
+TRIAL = (Stage("retrieve", role="retrieval", workers=1, write=retrieved), ANSWER.but(write=answered), JUDGED)

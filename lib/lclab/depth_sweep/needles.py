@@ -9,13 +9,14 @@ import random
 import pandas as pd
 
 from ..runs.folders import fingerprint
-from ..runs.runner import Run, Step, answer_columns
+from ..pipeline import Given
+from ..runs.runner import Run
 from ..runs.samples import Sample
 from ..stats import bootstrap_mean_ci
 from ..text.context import candidate_distractors
 from ..text.normalize import contains_answer
 from .haystacks import multi_needle, spread_depths
-from .stages import needle_answer
+from .stages import MULTI_NEEDLE
 
 KEY = ("group", "needles", "context_tokens", "fingerprint")
 
@@ -48,16 +49,10 @@ def run_needles(run: Run, p, qa: pd.DataFrame, pool, count, count_text) -> tuple
         return pd.DataFrame(), pd.DataFrame()
     trials = needle_trials(qa, pool, ks, p.context_tokens, p.seed, count, count_text)
 
-    def answer(trial: Sample, row: dict) -> dict:
-        reply = needle_answer(trial["needles"]).ask(p, trial)
-        found = [contains_answer(reply.text, gold) for gold in trial.target]
-        return {**answer_columns(reply), "found": found, "fraction_found": sum(found) / len(found)}
-
-    rows = run.trials(
-        trials, log=run.log(KEY, "needles.jsonl"),
+    rows = run.stages(
+        trials, [MULTI_NEEDLE], Given(p), log=run.log(KEY, "needles.jsonl"),
         key=lambda t: (t.id, t["needles"], t["context_tokens"], fingerprint(model, p.max_answer_tokens, t.input)),
-        describe=lambda t: {"golds": t.target, "depths": spread_depths(t["needles"]), "model": model},
-        steps=[Step(needle_answer(1).name, answer, p.max_workers)])
+        describe=lambda t: {"golds": t.target, "depths": spread_depths(t["needles"]), "model": model})
     table = []
     for (k, budget), part in rows.groupby(["needles", "context_tokens"]) if "fraction_found" in rows else []:
         lo, hi = bootstrap_mean_ci(part["fraction_found"].dropna().tolist())

@@ -18,9 +18,10 @@ from ..qa import load_validated
 from ..qa.closed_book import closed_book_arm
 from ..qa.judged import judge_notes, judged_headline, named_judge, with_corrected
 from ..runs.folders import fingerprint
-from ..runs.runner import Result, Run, Step, answer_columns, skipped_note
+from ..pipeline import Given
+from ..runs.runner import Result, Run, skipped_note
 from ..runs.samples import Sample
-from ..scoring.judge_kinds import CORRECTNESS, correctness_columns, judge_correct
+from ..scoring.judge_kinds import CORRECTNESS
 from ..scoring.judge_reading import read_judge
 from ..scoring.judges import JUDGE
 from ..scoring.reliability import card_notes, cards
@@ -136,26 +137,15 @@ def run_depth_sweep(p: Parameters) -> Result:
         count, count_text = budget_counters(p.model)
         trials = prepare(p, (loaded, pool, qa))
 
-        answering, judging = SWEEP
-
-        def answer(s: Sample, row: dict) -> dict:
-            return answer_columns(answering.ask(p, s))
-
-        def judge(s: Sample, row: dict) -> dict:
-            verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, p.self_consistency)
-            return correctness_columns(verdict, row["response"], s.target)
-
         def key(s: Sample) -> tuple:
             t = s.source
             return (t.qa_id, t.context_tokens, t.depth,
                     fingerprint(p.model, judge_model, p.max_answer_tokens, s.input, JUDGE, p.self_consistency,
                                 *([t.distractors] if t.distractors != "random" else [])))
 
-        items = run.trials(
-            trials, log=run.log(KEY), key=key,
-            describe=lambda s: describe(s) | {"model": p.model, "judge_model": judge_model} | placed_by(s),
-            steps=[Step(answering.name, answer, answering.concurrency(p)),
-                   Step(judging.name, judge, judging.concurrency(p))])
+        items = run.stages(
+            trials, SWEEP, Given(p, judge_model), log=run.log(KEY), key=key,
+            describe=lambda s: describe(s) | {"model": p.model, "judge_model": judge_model} | placed_by(s))
         notes = [f"{len(qa)} QA pairs -> {len(trials)} trials; " + run.resume_note(),
                  f"{len(pool)} passages in the corpus; tokens counted with the {tokenizer_name(p.model)}"]
         reading = read_judge(chosen, "answer_correct", p.card_texts)

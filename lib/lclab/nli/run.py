@@ -21,27 +21,24 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..models import MissingAPIKeyError
+from ..pipeline import Given
 from ..runs.folders import fingerprint
-from ..runs.runner import Run, Step
+from ..runs.runner import Run
 from ..runs.samples import Sample
 from ..scoring.score import LAYOUT
 from .items import DIRECTIONS, EvalItem, Prepared, order_requests, prepare
 from .pipeline import (
-    PRONOUN_STAGE,
     REFUSAL_BATCH,
-    REFUSAL_STAGE,
     VARIANTS,
     batches,
-    judge_hypothesis,
     nli_messages,
     pair_estimate,
     pronoun_prompts,
     refusal_batch_prompt,
     refusal_text,
-    replace_pronouns,
-    tag_refusals,
 )
-from .probability import probability_prompt, refusal_prompt, score_hypothesis, score_refusal
+from .probability import probability_prompt, refusal_prompt
+from .stages import NLI, PRONOUNS, REFUSALS, Asking
 
 # Errors that would fail every request alike stop the run instead of being logged per item.
 STOP_ON = (MissingAPIKeyError,)
@@ -109,23 +106,16 @@ def refusal_samples(prepared: dict[str, Prepared], variant: str) -> list[Sample]
             for b in batches(texts, 1 if probability else REFUSAL_BATCH)]
 
 
-def _replace_pronouns(run: Run, prepared: dict[str, Prepared], model: str, config: str, made_with: tuple,
-                      pronouns: bool, cache_tag: str | None, concurrency: int, quiet: bool) -> None:
+def _replace_pronouns(run: Run, prepared: dict[str, Prepared], asking: Asking, config: str, made_with: tuple,
+                      quiet: bool) -> None:
     """Stage 1: each answer and reference with its pronouns replaced (resumable, transforms.jsonl), set on
     `prepared` in place; a failed call keeps the sentences as they were and says so in the item's problems."""
-    units = pronoun_samples(prepared, pronouns)
-
-    def transform(unit: Sample, row: dict) -> dict:
-        raw = unit["sentences"]
-        sentences, problem = (replace_pronouns(model, raw, unit.source.question_last, cache_tag) if pronouns
-                              else (raw, None))
-        return {"sentences": sentences, "problem": problem}
-
-    done = run.trials(
-        units, log=run.log(("config", "item_id", "text", "fingerprint"), "transforms.jsonl"), quiet=quiet,
+    done = run.stages(
+        pronoun_samples(prepared, asking.pronouns), [PRONOUNS], Given(asking),
+        log=run.log(("config", "item_id", "text", "fingerprint"), "transforms.jsonl"), quiet=quiet,
         key=lambda u: (config, u["item_id"], u["text"],
-                       fingerprint(made_with, pronouns, u["sentences"], u.source.question_last)),
-        describe=lambda u: {}, steps=[Step(PRONOUN_STAGE, transform, concurrency)], stop_on=STOP_ON)
+                       fingerprint(made_with, asking.pronouns, u["sentences"], u.source.question_last)),
+        describe=lambda u: {}, stop_on=STOP_ON)
     for r in done.to_dict("records"):
         p, which = prepared[r["item_id"]], r["text"]
         if pd.notna(r["error"]):  # the call failed outright: keep the sentences as they were, and say so
@@ -153,32 +143,26 @@ def run_nli(run: Run, items: list[EvalItem], model: str, *, config: str | None =
     # Stage 1: transforming.
     t0 = time.perf_counter()
     prepared = {it.item_id: prepare(it, reading.language) for it in items}
-    _replace_pronouns(run, prepared, model, config, made_with, reading.pronouns, cache_tag, concurrency, quiet)
+    asking = Asking(model, variant, reading.pronouns, cache_tag, concurrency)
+    _replace_pronouns(run, prepared, asking, config, made_with, quiet)
     transform_s = time.perf_counter() - t0
 
     # Stage 2: getting NLI (and refusal).
     t1 = time.perf_counter()
 
-    def nli(sample: Sample, row: dict) -> dict:
-        req = sample.metadata
-        if variant == "probability":
-            v = score_hypothesis(model, req["premise"], req["hypothesis"], req["document"], cache_tag)
-        else:
-            v = judge_hypothesis(model, variant, req["premise"], req["hypothesis"], req["document"], cache_tag)
-        return v.columns("estimate", error="error")
-
-    hyp = run.trials(
-        nli_samples(prepared, variant, reading.with_document, reading.order),
+    hyp = run.stages(
+        nli_samples(prepared, variant, reading.with_document, reading.order), [NLI.but(name=f"NLI ({variant})")],
+        Given(asking),
         log=run.log(("config", "item_id", "direction", "index", "fingerprint"), "hypotheses.jsonl"), quiet=quiet,
         key=lambda s: (config, s["item_id"], s["direction"], s["index"],
                        fingerprint(made_with, variant, s["premise"], s["hypothesis"], s["document"], LAYOUT)),
         describe=lambda s: {"sentence": s["sentence"], "hypothesis": s["hypothesis"], "premise": s["premise"]},
-        steps=[Step(f"NLI ({variant})", nli, concurrency)], stop_on=STOP_ON)
+        stop_on=STOP_ON)
     hyp = hyp.reindex(columns=HYPOTHESIS_COLUMNS).sort_values(
         ["item_id", "direction", "index"], key=_item_order(items)).reset_index(drop=True)
 
     refusals = (_refusals_same(prepared, hyp) if variant == "same" else
-                _refusals_tagged(run, prepared, model, config, variant, concurrency, cache_tag, quiet))
+                _refusals_tagged(run, prepared, asking, config, quiet))
     nli_s = time.perf_counter() - t1
     return NLIRun(hyp, _item_table(prepared, hyp, refusals),
                   {"transform_s": round(transform_s, 2), "nli_s": round(nli_s, 2)})
@@ -216,23 +200,16 @@ def _item_order(items: list[EvalItem]):
     return key
 
 
-def _refusals_tagged(run: Run, prepared: dict[str, Prepared], model: str, config: str, variant: str,
-                     concurrency: int, cache_tag: str | None, quiet: bool) -> dict[str, tuple]:
+def _refusals_tagged(run: Run, prepared: dict[str, Prepared], asking: Asking, config: str,
+                     quiet: bool) -> dict[str, tuple]:
     """Tag the first two sentences of every answer and ground truth: 8 texts per call ("separated"), or one
     token per text ("probability"). Returns {item: (answer refusal, gt refusal, their probabilities)}."""
-    probability = variant == "probability"
-    samples = refusal_samples(prepared, variant)
-
-    def tag(sample: Sample, row: dict) -> dict:
-        contents = sample["contents"]
-        verdicts = ([score_refusal(model, t, cache_tag) for t in contents] if probability
-                    else tag_refusals(model, contents, cache_tag))
-        return {"verdicts": [v.columns("refusal") for v in verdicts]}
-
-    done = run.trials(
-        samples, log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
+    model, cache_tag, variant = asking.model, asking.cache_tag, asking.variant
+    done = run.stages(
+        refusal_samples(prepared, variant), [REFUSALS], Given(asking),
+        log=run.log(("config", "batch", "fingerprint"), "refusals.jsonl"),
         quiet=quiet, key=lambda s: (config, s.id, fingerprint(model, cache_tag, variant, s["contents"], LAYOUT)),
-        describe=lambda s: {"texts": s["texts"]}, steps=[Step(REFUSAL_STAGE, tag, concurrency)], stop_on=STOP_ON)
+        describe=lambda s: {"texts": s["texts"]}, stop_on=STOP_ON)
     tags: dict[tuple[str, str], tuple] = {}
     for r in done.to_dict("records"):
         for i, (item_id, which) in enumerate(r["texts"]):

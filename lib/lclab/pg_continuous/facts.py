@@ -9,9 +9,10 @@ import pandas as pd
 from ..models import LogprobsUnavailableError, MissingAPIKeyError, Request, complete
 from ..prompts import render, template
 from ..runs.folders import fingerprint
-from ..runs.runner import Run, Step
+from ..pipeline import Given, Stage
+from ..runs.runner import Run
 from ..runs.samples import Sample
-from ..scoring.logprob import score
+from ..scoring.logprob import score, score_request
 from ..scoring.score import LAYOUT
 from .contexts import Context
 
@@ -85,22 +86,26 @@ def fact_samples(facts: dict[str, list[str]], contexts: list[Context]) -> list[S
             for ctx in contexts for style, fs in facts.items() for i, fact in enumerate(fs)]
 
 
-def score_facts(run: Run, model: str, facts: dict[str, list[str]], contexts: list[Context], require_logprobs: bool,
-                max_workers: int) -> pd.DataFrame:
+def scored_fact(given: Given, sample: Sample, row: dict) -> dict:
+    """One fact's logprob-weighted score in one context, by the model under test."""
+    return score(given.p.model, sample.input, stage=SCORE_STAGE, require_logprobs=given.p.require_logprobs).columns(
+        "p", error="error", answer="sampled")
+
+
+# One one-token scoring call per (fact, context), the prompt the sample's own.
+SCORE = Stage(SCORE_STAGE, request=lambda p: score_request(), prompt=lambda s: s.input, write=scored_fact)
+
+
+def score_facts(run: Run, p, facts: dict[str, list[str]], contexts: list[Context]) -> pd.DataFrame:
     """One logprob-weighted score per (fact, context), resumable from fact_scores.jsonl; ordered context by context.
 
     The prompt starts with the context, so consecutive calls on one local model
     share their prefix and llama.cpp re-evaluates only the fact and the question.
     """
-    samples = fact_samples(facts, contexts)
-
-    def run_score(sample: Sample, row: dict) -> dict:
-        return score(model, sample.input, stage=SCORE_STAGE, require_logprobs=require_logprobs).columns(
-            "p", error="error", answer="sampled")
-
-    return run.trials(
-        samples, log=run.log(("style", "fact_id", "context_id", "fingerprint"), "fact_scores.jsonl"),
+    return run.stages(
+        fact_samples(facts, contexts), [SCORE], Given(p),
+        log=run.log(("style", "fact_id", "context_id", "fingerprint"), "fact_scores.jsonl"),
         key=lambda s: (s["style"], s["fact_id"], s["context_id"],
-                       fingerprint(model, template("fact_in_context"), s.source.chunk.text, s["fact"], LAYOUT)),
+                       fingerprint(p.model, template("fact_in_context"), s.source.chunk.text, s["fact"], LAYOUT)),
         describe=lambda s: {"fact": s["fact"], "kind": s["kind"]},
-        steps=[Step(SCORE_STAGE, run_score, max_workers)], stop_on=(LogprobsUnavailableError, MissingAPIKeyError))
+        stop_on=(LogprobsUnavailableError, MissingAPIKeyError))

@@ -43,7 +43,7 @@ def run_continuous(p: Parameters) -> Result:
         extractions = {style: extract_facts(p.model, qa["answer"], style) for style in STYLES}
         # max_facts > 0 keeps the first facts only: a quick run, not a result (the notes say so).
         facts = {style: e["facts"][:p.max_facts or None] for style, e in extractions.items()}
-        scores = score_facts(run, p.model, facts, contexts, p.require_logprobs, p.max_workers)
+        scores = score_facts(run, p, facts, contexts)
         combos = combinations_table(scores, [c.context_id for c in contexts])
         (run.dir / "golden_qa.json").write_text(json.dumps({**qa, "facts": facts}, indent=2, ensure_ascii=False))
         notes = describe(contexts, qa, extractions, facts, scores, combos, p.max_facts) + [run.resume_note(

@@ -25,9 +25,10 @@ from ..prompts import render, template
 from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import open_corpus_index
 from ..runs.folders import fingerprint
-from ..runs.runner import Result, Run, Step, headline, skipped_note
+from ..pipeline import Given, Stage
+from ..runs.runner import Result, Run, headline, skipped_note
 from ..runs.samples import Sample
-from ..scoring.logprob import sampled_score, score
+from ..scoring.logprob import sampled_score, score, score_request
 from ..scoring.score import LAYOUT
 from ..scoring.score_eval import (
     calibration_table,
@@ -47,12 +48,17 @@ KEY = ("model", "point_id", "fingerprint")
 SCORE_STAGE = "score"  # the gateway stage of each point's one-token score (the run's and the plan's row)
 
 
-def score_point(model: str, prompt: str, require_logprobs: bool) -> dict:
-    """Both scorers of one point: the logprob-weighted p(1) (`weighted`, with its probabilities, the mass outside
-    the labels and how it was read) and the sampled 0/1 token (`sampled`; None for any other token)."""
-    result = score(model, prompt, stage=SCORE_STAGE, require_logprobs=require_logprobs)
+def score_point(given: Given, s: Sample, row: dict) -> dict:
+    """Both scorers of one point under its model (`s["model"]`): the logprob-weighted p(1) (`weighted`, with its
+    probabilities, the mass outside the labels and how it was read) and the sampled 0/1 token (`sampled`; None for
+    any other token)."""
+    result = score(s["model"], s.input, stage=SCORE_STAGE, require_logprobs=given.p.require_logprobs)
     sampled = sampled_score(result.sampled or "")
     return {**result.columns("weighted", error="error", answer="sampled_token"), "sampled": sampled.value}
+
+
+# One one-token scoring call per (model, point), the prompt the point's own.
+SCORE = Stage(SCORE_STAGE, request=lambda p: score_request(), prompt=lambda s: s.input, write=score_point)
 
 
 def prepare(points: pd.DataFrame, models: list[str]) -> list[Sample]:
@@ -64,16 +70,14 @@ def prepare(points: pd.DataFrame, models: list[str]) -> list[Sample]:
             for m in models for p in points.itertuples()]
 
 
-def score_points(run: Run, points: pd.DataFrame, models: list[str], require_logprobs: bool,
-                 max_workers: int) -> pd.DataFrame:
+def score_points(run: Run, points: pd.DataFrame, p: Parameters) -> pd.DataFrame:
     """Every model scores every point once; finished points are read back from the log, not rescored."""
-    return run.trials(
-        prepare(points, models), log=run.log(KEY, "scores.jsonl"),
+    return run.stages(
+        prepare(points, p.models), [SCORE], Given(p), log=run.log(KEY, "scores.jsonl"),
         key=lambda s: (s["model"], s["point_id"], fingerprint(s["model"], LAYOUT, template("context_contains_answer"),
                                                                 s.source.context_sha1, s.source.question,
                                                                 s.source.golden_answer)),
-        describe=lambda s: {}, stop_on=(LogprobsUnavailableError, MissingAPIKeyError),
-        steps=[Step(SCORE_STAGE, lambda s, row: score_point(s["model"], s.input, require_logprobs), max_workers)])
+        describe=lambda s: {}, stop_on=(LogprobsUnavailableError, MissingAPIKeyError))
 
 
 def separation(scored: pd.DataFrame) -> pd.DataFrame:
@@ -138,7 +142,7 @@ def run_discrete(p: Parameters) -> Result:
         elif to_label.exists():
             to_label.unlink()
 
-        scores = score_points(run, points, p.models, p.require_logprobs, p.max_workers)
+        scores = score_points(run, points, p)
         scored = scores.merge(points, on="point_id", how="left")
         notes = [f"{len(chunks)} chunks in index {index.name!r} ({index.store_name}); {indexing.written} written "
                  "this run", run.resume_note("scores.jsonl")] + point_notes(points, to_label)

@@ -1,6 +1,7 @@
-"""An experiment's pipeline as declared values: each model-calling stage once (`Stage`), read by the run that
-executes it and by the plan that prices it (lclab.planning.experiment_plan.planned_stages)."""
+"""An experiment's pipeline as declared values: each stage once (`Stage`), executed by the runner
+(lclab.runs.runner.Run.stages) with what the run gives every stage (`Given`), and priced by the plan
+(lclab.planning.experiment_plan.planned_stages)."""
 
-from .stage import Stage
+from .stage import Given, Stage
 
-__all__ = ["Stage"]
+__all__ = ["Given", "Stage"]

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 
 from ..models import Request
-from ..pipeline import Stage
+from ..pipeline import Given, Stage
 from ..prompts import render
 from ..runs.folders import fingerprint
-from ..runs.runner import Run, Step, answer_columns
+from ..runs.runner import Run
 from ..runs.samples import Sample
-from ..scoring.judge_kinds import correctness_columns, correctness_judge, judge_correct
+from ..scoring.judge_kinds import correctness_judge
 from ..scoring.judges import JUDGE
 from ..stats import proportion_summary, wilson_interval
 from ..stats.clusters import cluster_paired_effect
@@ -38,20 +38,12 @@ def closed_book_samples(qa: pd.DataFrame) -> list[Sample]:
 
 def run_closed_book(run: Run, p, judge_model: str, qa: pd.DataFrame) -> pd.DataFrame:
     """Answer and judge every QA pair closed-book (resumable: closed_book.jsonl in the run folder)."""
-    def answer(s: Sample, row: dict) -> dict:
-        return answer_columns(ANSWER.ask(p, s))
-
-    def judge(s: Sample, row: dict) -> dict:
-        verdict = judge_correct(judge_model, s.source.question, row["response"], s.target, p.self_consistency)
-        return correctness_columns(verdict, row["response"], s.target)
-
-    return run.trials(
-        closed_book_samples(qa), log=run.log(KEY, "closed_book.jsonl"),
+    return run.stages(
+        closed_book_samples(qa), STAGES, Given(p, judge_model), log=run.log(KEY, "closed_book.jsonl"),
         key=lambda s: (s["qa_id"], fingerprint(p.model, judge_model, p.max_answer_tokens, s.input, JUDGE,
                                                 p.self_consistency)),
         describe=lambda s: {"question": s.source.question, "gold": s.target, "model": p.model,
-                            "judge_model": judge_model},
-        steps=[Step(ANSWER.name, answer, ANSWER.concurrency(p)), Step(STAGES[1].name, judge, ANSWER.concurrency(p))])
+                            "judge_model": judge_model})
 
 
 def known_pairs(closed: pd.DataFrame, value: str = "judge_correct") -> set:

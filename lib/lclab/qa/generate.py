@@ -23,9 +23,10 @@ from typing import Callable
 import pandas as pd
 
 from ..models import ParseError, Request, complete
+from ..pipeline import Given, Stage
 from ..prompts import render
 from ..runs.folders import fingerprint
-from ..runs.runner import Run, Step
+from ..runs.runner import Run
 from ..runs.samples import Sample
 from ..scoring.baselines import content_overlap
 from ..text.corpus import Document, passage_sha1
@@ -230,15 +231,36 @@ def generation_samples(chosen: list[Document], low_overlap: bool = False,
                    metadata={"doc_id": p.id, "cluster": p.id}) for p in chosen]
 
 
+@dataclass(frozen=True)
+class Generating:
+    """What the generation stage reads as its parameters: the generator, its concurrent calls, the wording."""
+
+    model: str
+    workers: int = 1
+    low_overlap: bool = False
+
+
+def generated(given: Given, s: Sample, row: dict) -> dict:
+    """A passage's kept pair, its checks walked (generate_pair), told where the passage stands (`built["where"]`)."""
+    g = given.p
+    return generate_pair(g.model, s.source, g.low_overlap, given.built["where"].get(s.id))
+
+
+# Every passage's generation, its retries, round trips and closed-book probes: one stage as the runner executes it
+# (the plan prices each call kind by its fan-out: lclab.make_qa_set.experiment).
+GENERATE = Stage("qa_generation", request=lambda g: GENERATION, prompt=lambda s: s.input, workers="workers",
+                 write=generated)
+
+
 def generated_pairs(run: Run, model: str, chosen: list[Document], workers: int, log_name: str,
                     low_overlap: bool = False, where: dict[str, Where] | None = None) -> pd.DataFrame:
     """Generate (or resume) the kept pair of each passage; every row of `log_name`, failed ones with their error."""
     where = where or {}
-    return run.trials(
-        generation_samples(chosen, low_overlap, where), log=run.log(("doc_id", "fingerprint"), log_name),
+    return run.stages(
+        generation_samples(chosen, low_overlap, where), [GENERATE],
+        Given(Generating(model, workers, low_overlap), built={"where": where}),
+        log=run.log(("doc_id", "fingerprint"), log_name),
         key=lambda s: (s.id, fingerprint(model, s.input, "candidates")),
         describe=lambda s: {"qa_id": f"q-{passage_sha1(s.source.text)}", "passage_sha1": passage_sha1(s.source.text),
                             "passage": s.source.text, "title": (where.get(s.id) or Where(s.source.source, "")).title,
-                            "heading": (where.get(s.id) or Where("", "")).heading},
-        steps=[Step("qa_generation", lambda s, row: generate_pair(model, s.source, low_overlap, where.get(s.id)),
-                    workers)])
+                            "heading": (where.get(s.id) or Where("", "")).heading})

@@ -22,14 +22,15 @@ import pandas as pd
 
 from ..models import Request, complete
 from ..paths import repo_path
+from ..pipeline import Given, Stage
 from ..prompts import render
 from ..retrieval.chunking import Chunk, Chunker
 from ..runs.folders import fingerprint
-from ..runs.runner import Run, Step
+from ..runs.runner import Run
 from ..runs.samples import Sample
 from ..text.corpus import PAUL_GRAHAM, load_corpus, passage_sha1
 from ..text.hand_tables import read_hand_table
-from .generate import qa_shape
+from .generate import Generating, qa_shape
 from .review import review_marks
 
 COLUMNS = ["qa_id", "chunker", "chunk_ids", "chunk_sha1s", "question", "answer", "validated", "review_note"]
@@ -60,10 +61,17 @@ def candidate_prompt(triple: list[Chunk]) -> str:
     return render("qa_multi_chunk", chunk1=triple[0].text, chunk2=triple[1].text, chunk3=triple[2].text)
 
 
+CANDIDATE = Request(response_format="json", max_tokens=200, validate=qa_shape)
+
+
 def generate_candidate(model: str, triple: list[Chunk]) -> dict:
-    reply = complete(model, candidate_prompt(triple), stage="qa_generation",
-                     request=Request(response_format="json", max_tokens=200, validate=qa_shape)).json
+    reply = complete(model, candidate_prompt(triple), stage="qa_generation", request=CANDIDATE).json
     return {"question": reply["question"].strip(), "answer": reply["answer"].strip()}
+
+
+# One candidate per triple of chunks; the Given's parameters: the generator and its concurrent calls.
+GENERATE = Stage("qa_generation", request=lambda g: CANDIDATE, prompt=lambda s: s.input, workers="workers",
+                 write=lambda given, s, row: generate_candidate(given.p.model, s.source))
 
 
 def generate_review_file(model: str, triples: list[list[Chunk]], chunker: Chunker, path: Path,
@@ -78,10 +86,10 @@ def generate_review_file(model: str, triples: list[list[Chunk]], chunker: Chunke
     with Run("make_qa_set", run_name) as run:  # filed with the QA sets 00 makes
         samples = [Sample(id=";".join(c.chunk_id for c in t), input=candidate_prompt(t), source=t,
                           metadata={"chunk_ids": [c.chunk_id for c in t], "cluster": t[0].doc_id}) for t in triples]
-        items = run.trials(
-            samples, log=run.log(("chunk_ids", "fingerprint"), "multi_chunk.jsonl"),
-            key=lambda s: (s.id, fingerprint(model, [c.text for c in s.source])), describe=describe,
-            steps=[Step("qa_generation", lambda s, row: generate_candidate(model, s.source), workers)])
+        items = run.stages(
+            samples, [GENERATE], Given(Generating(model, workers)),
+            log=run.log(("chunk_ids", "fingerprint"), "multi_chunk.jsonl"),
+            key=lambda s: (s.id, fingerprint(model, [c.text for c in s.source])), describe=describe)
     df = items.reindex(columns=COLUMNS + [f"chunk{i}" for i in range(1, 4)] + ["error"])
     failed = df["error"].notna()
     df.loc[failed, ["question", "answer"]] = ""

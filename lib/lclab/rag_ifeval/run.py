@@ -16,7 +16,8 @@ import re
 from ..models import MissingAPIKeyError
 from ..models.configs import ModelConfig, model_config
 from ..runs.folders import ItemLog, fingerprint
-from ..runs.runner import Result, Run, Step, answer_columns, headline, run_trials
+from ..pipeline import Given
+from ..runs.runner import Result, Run, answer_columns, executed, headline, run_trials
 from ..runs.samples import Sample
 from .data import BenchmarkItem, DataError, load_badwords, load_documents, load_samples
 from .options import Options, build_prompt, context_order, load_template
@@ -80,13 +81,6 @@ def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, s
     samples = samples_for(items, docs, options)
     arm = Arm(config, options)
 
-    def answer(sample: Sample, row: dict) -> dict:
-        reply = ANSWER.ask(arm, sample)
-        scored = judge.evaluate(Answer(reply.text, tuple(sample["context"])), sample.target)
-        return {**answer_columns(reply), "finish_reason": reply.finish_reason,
-                **scored.columns("scores", answer="normalized"),
-                "len_chars": len(reply.text), "len_words": len(scored.answer.split())}
-
     def key(sample: Sample) -> tuple:
         # The fingerprint reads as it did when the system message was a separate argument (same cache, same log).
         system = None if options.text_completion else (options.system_message or None)
@@ -96,13 +90,26 @@ def run_model(config: ModelConfig, items: list[BenchmarkItem], docs: dict[str, s
 
     log = ItemLog(options.log_path, KEY)
     how = dict(key=key, describe=lambda s: {"question": s["question"], "context": s["context"]},
-               steps=[Step(config.label, answer, ANSWER.concurrency(arm))], quiet=quiet,
+               steps=executed([SCORED.but(name=config.label)], Given(arm, built={"rules": judge})), quiet=quiet,
                stop_on=(MissingAPIKeyError, DataError))
     if run is not None:
         run.trials(samples, log=log, **how)
     else:  # the command line (python -m lclab.rag_ifeval) runs without a run folder
         run_trials(samples, log=log, **how)
     return log.latest_rows(key(s) for s in samples)  # as logged: a failed row has an error and no scores
+
+
+def scored_answer(given: Given, sample: Sample, row: dict) -> dict:
+    """A sample's answer by the arm's model, scored by the benchmark's rules (`given.built["rules"]`)."""
+    reply = ANSWER.ask(given.p, sample)
+    scored = given.built["rules"].evaluate(Answer(reply.text, tuple(sample["context"])), sample.target)
+    return {**answer_columns(reply), "finish_reason": reply.finish_reason,
+            **scored.columns("scores", answer="normalized"),
+            "len_chars": len(reply.text), "len_words": len(scored.answer.split())}
+
+
+# The answer as the run executes it, under each model's label (its progress bar and its errors' prefix).
+SCORED = ANSWER.but(write=scored_answer)
 
 
 def log_name(config: ModelConfig) -> str:

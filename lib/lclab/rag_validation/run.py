@@ -27,6 +27,7 @@ import pandas as pd
 
 from ..models.embeddings import get_embedder
 from ..models.judge_choice import Judge, choose_judge
+from ..pipeline import Given, Stage
 from ..prompts import render
 from ..qa import sample_passages
 from ..qa.checks import apply_checks
@@ -35,7 +36,7 @@ from ..qa.multi_chunk import read_multi_chunk_file
 from ..retrieval.chunking import Chunk, Chunker
 from ..retrieval.vectorstores import open_corpus_index
 from ..runs.folders import fingerprint
-from ..runs.runner import Result, Run, Step, answer_columns, headline, skipped_note
+from ..runs.runner import Result, Run, answer_columns, headline, skipped_note
 from ..runs.samples import Sample
 from ..scoring.claims import claim_metrics_table, claim_score, read_at
 from ..scoring.judge_reading import read_judge
@@ -134,25 +135,33 @@ def prepare(questions: pd.DataFrame) -> list[Sample]:
             for q in questions.itertuples(index=False)]
 
 
-def judge_answer(judge_model: str, item: dict, samples: int) -> dict:
-    """Every judge kind's verdict on one answer (`item`: its question, reference, response and passages) as row
-    columns; any verdict that could not be read is the row's error."""
-    verdicts = {}
-    for kind, stage in judges():
-        verdicts.update(kind.columns(kind.judge(judge_model, item, samples, stage=stage.name)))
-    errors = [f"{k}: {v}" for k, v in verdicts.items() if k.endswith("_error") and v]
-    return {**verdicts, "error": "; ".join(errors) or None}
+def retrieved(given: Given, s: Sample, row: dict) -> dict:
+    """A question's top `max_k` chunks (their ids and scores, for the retrieval curves) and the top `answer_k` as
+    the passages its answer reads."""
+    p, hits = given.p, given.built["index"].search(s.source.question, given.p.max_k)
+    return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
+            "passages": format_passages(hits[:p.answer_k])}
 
 
-def claims_step(judge_model: str, chunks: list[Chunk], answer_k: int, workers: int) -> Step:
+def answered(given: Given, s: Sample, row: dict) -> dict:
+    """The answer from the passages retrieval wrote down."""
+    return answer_columns(ANSWER.send(given.p, render("rag_answer", passages=row["passages"],
+                                                      question=s.source.question)))
+
+
+def claims(given: Given, s: Sample, row: dict) -> dict:
     """The claim diagnostics of an answered question, against the chunks its answer read (lclab.scoring.claims)."""
-    text = {c.chunk_id: c.text for c in chunks}
+    text = given.built["chunk_text"]
+    read = [text[i] for i in row["retrieved"][:given.p.answer_k]]
+    return claim_score(given.judge, s.input, row["response"], s.target, read).columns("claims", spread=True)
 
-    def claims(s: Sample, row: dict) -> dict:
-        read = [text[i] for i in row["retrieved"][:answer_k]]
-        return claim_score(judge_model, s.input, row["response"], s.target, read).columns("claims", spread=True)
 
-    return Step("claims", claims, workers)
+def stages(claim_metrics: bool) -> tuple[Stage, ...]:
+    """A question's stages as the runner executes them: retrieval, the answer, every judge kind's verdict on it
+    (each an unreadable verdict makes the row's error), and with `claim_metrics` the claim checks."""
+    return (Stage("retrieve", role="retrieval", write=retrieved), ANSWER.but(write=answered),
+            *(stage for _, stage in judges()),
+            *([Stage("claims", role="judge", write=claims)] if claim_metrics else []))
 
 
 def run_rag_validation(p: Parameters) -> Result:
@@ -174,27 +183,12 @@ def run_rag_validation(p: Parameters) -> Result:
         settings = (p.model, judge_model, p.store, emb.spec, chunker.name, p.max_k, p.answer_k, p.max_answer_tokens,
                     JUDGE, p.self_consistency, LAYOUT)
 
-        def answer(s: Sample, row: dict) -> dict:
-            q = s.source
-            hits = index.search(q.question, p.max_k)
-            reply = ANSWER.send(p, render("rag_answer", passages=format_passages(hits[:p.answer_k]),
-                                          question=q.question))
-            return {"retrieved": [h.chunk_id for h in hits], "scores": [round(h.score, 4) for h in hits],
-                    "passages": format_passages(hits[:p.answer_k]), **answer_columns(reply)}
-
-        def judge(s: Sample, row: dict) -> dict:
-            item = {"question": s.input, "reference": s.target, "response": row["response"],
-                    "passages": row["passages"]}
-            return judge_answer(judge_model, item, p.self_consistency)
-
-        steps = [Step("retrieve+answer", answer, p.max_workers), Step("judge", judge, p.max_workers)]
-        steps += [claims_step(judge_model, chunks, p.answer_k, p.max_workers)] if p.claim_metrics else []
-        items = run.trials(
-            prepare(questions), log=run.log(KEY),
+        built = {"index": index, "chunk_text": {c.chunk_id: c.text for c in chunks}}
+        items = run.stages(
+            prepare(questions), stages(p.claim_metrics), Given(p, judge_model, built), log=run.log(KEY),
             key=lambda s: (s.id, fingerprint(settings, s.input, s.target, s["relevant_chunks"])),
             describe=lambda s: {"set": s["set"], "question": s.input, "reference": s.target,
-                                "relevant_chunks": s["relevant_chunks"], "model": p.model, "judge_model": judge_model},
-            steps=steps)
+                                "relevant_chunks": s["relevant_chunks"], "model": p.model, "judge_model": judge_model})
         curves = retrieval_curves(items, p.max_k)
         notes = [
             index_note(len(chunks), index, indexing), *documents_note(chunks, every, p.n_documents),

@@ -1,6 +1,7 @@
 """How experiments run and are recorded; shared by every experiment, changed with care.
 
-    runner.py     Run, Step, run_trials and the Result every experiment returns
+    runner.py     Run (Run.stages executes the declared stages) and the Result every experiment returns
+    trials.py     run_trials: every pending trial through the stages, each as a Step; the shared answer columns
     folders.py    run folders, item logs (resumable JSONL), the run lock, the accounting log
     manifest.py   manifest.json: what made a run; rebuilding an item's prompt
     index.py      results/index.csv: one line per run

@@ -1,14 +1,15 @@
 """The one trial runner, and the one result type every experiment returns.
 
     with Run("depth_sweep", run_name) as run:
-        items = run.trials(trials, key=key, describe=describe,
-                           steps=[Step("answer", answer, workers), Step("judge", judge, workers)])
+        items = run.stages(samples, SWEEP, Given(p, judge_model), key=key, describe=describe)
         return run.result(summary=summarize(items), items=items, notes=[...])
+
+`SWEEP` is the experiment's declared stages (lclab.pipeline.Stage): the very values its plan prices.
 
 For every experiment alike, the runner
 - resumes: a trial whose key (ending in the fingerprint of what made it) has a
   finished row in the item log is not run again;
-- runs each step over all pending trials before the next one, with a progress
+- runs each stage over all pending trials before the next one, with a progress
   bar (answers that share a prompt prefix run back to back, and judge prompts
   do not evict that prefix from llama.cpp's KV cache);
 - appends each row to the item log the moment it is finished, so a killed run
@@ -27,7 +28,7 @@ For every experiment alike, the runner
 Shared columns: one name, one meaning, in every experiment's item rows.
 
     fingerprint        short hash of everything that made the row (prompt, models, settings)
-    error              None, or "<step>: <ExceptionType>: <message>"; such a row is not scored
+    error              None, or "<stage>: <ExceptionType>: <message>"; such a row is not scored
     model, judge_model the answering and the judging model specs
     response           the answering model's reply text
     prompt_tokens      prompt tokens of the answering call, chat template included
@@ -44,7 +45,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Generic, Sequence, TypeVar
+from typing import Any, Sequence, TypeVar
 
 import pandas as pd
 
@@ -52,42 +53,17 @@ from .. import paths, recoveries
 from ..experiments import Experiment, get as get_experiment
 from ..models import ACCOUNTING
 from ..models.cache import check_writable
-from ..models.errors import ITEM_ERRORS
 from ..models.replay import replaying
 from ..paths import llm_cache_dir
+from ..pipeline import Given, Stage
 from . import manifest
 from .folders import RESCORE_ACCOUNTING, RESCORED, ItemLog, RunLock, json_cells, log_accounting, run_dir, write_atomic
 from .index import refresh_index
 from .notes import SkippedNote, failure_notes, headline, skipped_note  # noqa: F401 (where experiments find them)
-from .parallel import map_items
-from .prompts_log import PromptLog
 from .samples import check_samples, once_per_trial, write_samples
+from .trials import Step, answer_columns, executed, run_trials  # noqa: F401 (where experiments find them)
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Step(Generic[T]):
-    """One stage of a trial: `fn(trial, row)` returns the columns it adds (a dict).
-
-    A step that cannot score a trial may return {"error": "..."}; one that raises one of
-    `models.errors.ITEM_ERRORS` fails its trial (any other exception is a bug and stops the run). Either way
-    the row is written with its reason and the later steps skip it. Every column a step returns is written:
-    a later step reads what the earlier ones wrote (the row), or the trial's Sample, and nothing else.
-    """
-
-    name: str
-    fn: Callable[[T, dict], dict | None]
-    workers: int = 1
-
-
-def answer_columns(reply) -> dict:
-    """The shared columns of an answering call (see the module docstring)."""
-    latency = reply.call_latency_s if reply.call_latency_s is not None else reply.latency_s
-    return {"response": reply.text, "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens, "answer_cached": reply.cached,
-            "answer_latency_s": round(latency, 3) if latency is not None else None,
-            "prompt_sha256": reply.prompt_sha256, **({"reply_note": reply.note} if reply.note else {})}
 
 
 @dataclass
@@ -180,6 +156,10 @@ class Run:
     def log(self, key: Sequence[str], name: str = "items.jsonl") -> ItemLog:
         return ItemLog(self.dir / name, key)
 
+    def stages(self, samples: Sequence[T], stages: Sequence[Stage], given: Given, **how) -> pd.DataFrame:
+        """Execute the declared `stages`, in order, over `samples` (`trials` with each stage as its step)."""
+        return self.trials(samples, steps=executed(stages, given), **how)
+
     def trials(self, trials: Sequence[T], *, log: ItemLog | None = None, **how) -> pd.DataFrame:
         """`run_trials` with this run's item log (items.jsonl unless `log` names another); counts what it resumed.
 
@@ -261,40 +241,3 @@ class Run:
         notes = list(notes or []) + failure_notes(items)
         return Result(self.experiment, self.run_name, self.dir, summary, items, tables, notes, accounting,
                       data or {}, self.parameters)
-
-
-def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], describe: Callable[[T], dict],
-               steps: Sequence[Step], stop_on: tuple[type[BaseException], ...] = (),
-               quiet: bool = False) -> tuple[pd.DataFrame, int]:
-    """Run every trial not already finished in `log`: (the latest row of every trial, how many were resumed).
-
-    `key(trial)` gives the values of the log's key columns; `describe(trial)`
-    the columns that say what the trial is. Errors of a `stop_on` type stop
-    the run at once (they would fail every trial alike).
-    """
-    trials = list(trials)
-    key = once_per_trial(key)
-    done = log.done()
-    pending = [t for t in trials if key(t) not in done]
-    rows = [{**dict(zip(log.key, key(t))), **describe(t), "error": None} for t in pending]
-    alive, prompts = list(range(len(pending))), PromptLog(log)  # every call's prompt on disk before the call
-    for n, step in enumerate(steps):
-        def work(i: int, step: Step = step, last: bool = n == len(steps) - 1) -> bool:
-            """Run one step of trial i; True when the trial goes on to the next step."""
-            try:
-                with prompts.recording(dict(zip(log.key, key(pending[i]))), getattr(pending[i], "input", None)):
-                    rows[i].update(step.fn(pending[i], rows[i]) or {})
-            except stop_on:
-                raise
-            except ITEM_ERRORS as err:  # recorded in the row, never scored; anything else is a bug and stops
-                rows[i]["error"] = f"{step.name}: {type(err).__name__}: {err}"
-            if last or rows[i]["error"]:
-                log.append(rows[i])
-                return False
-            return True
-
-        # Whatever escapes `work` is not the item's doing: it stops the run, never drops a row without a word.
-        with log.appending():
-            outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
-        alive = [o.item for o in outcomes if o.value]
-    return log.latest(key(t) for t in trials), len(trials) - len(pending)

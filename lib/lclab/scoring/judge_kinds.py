@@ -3,7 +3,7 @@ the shipped labelled texts, the labelling sheet and desk, and the explorer all r
 
     RELEVANCE.judge(judge_model, {"question": q, "response": a}, samples=0)   # a Score, from its template
     RELEVANCE.columns(score)                          # {"relevant": ..., "relevant_p": ..., "relevant_error": ...}
-    RELEVANCE.declared(reads="answer", known=...)     # the pipeline Stage a plan prices
+    RELEVANCE.declared(reads="answer", known=...)     # the pipeline Stage the runner executes and a plan prices
     judged_in("rag_validation")                       # the kinds 06 judges every answer with, in order
 
 The fields a kind reads are named as a judged item names them (question, reference, response, passages); `asks`
@@ -83,17 +83,33 @@ class JudgeKind:
 
         return content_overlap(item[self.overlap[0]], item[self.overlap[1]])
 
-    def declared(self, reads: str, known: Callable[[object], Mapping], name: str | None = None) -> Stage:
+    def declared(self, reads: str, known: Callable[[object], Mapping], name: str | None = None,
+                 write: Callable | None = None) -> Stage:
         """This judge as the pipeline stage that reads stage `reads`'s reply as the response: `known(sample)` gives
-        the item fields known before the run (the question, the reference); the others are priced by the plan."""
+        the item fields known before the run (the question, the reference); the others are priced by the plan.
+        The run judges the item `known(sample)` fills, with the response and any other field it reads from the
+        row the earlier stages wrote (06's passages), and writes `write(verdict, item)` (else `verdict_columns`)."""
         slots = tuple(slot for slot, name in self.asks if name == "response")
+        stage = name or self.stage
 
         def before_run(sample) -> dict:
             values = known(sample)
             return {slot: values[name] for slot, name in self.asks if name in values}
 
-        return Stage(name or self.stage, role="judge", request=lambda p: judge_requests(p.self_consistency),
-                     reads=reads, template=self.template, slots=slots, known=before_run)
+        def judged(given, sample, row: dict) -> dict:
+            values = known(sample)
+            item = {**values, **{name: row[name] for _, name in self.asks if name not in values}}
+            verdict = self.judge(given.judge, item, given.p.self_consistency, stage=stage)
+            return (write or self.verdict_columns)(verdict, item)
+
+        return Stage(stage, role="judge", request=lambda p: judge_requests(p.self_consistency), reads=reads,
+                     template=self.template, slots=slots, known=before_run, write=judged)
+
+    def verdict_columns(self, verdict: Score, item: Mapping) -> dict:
+        """A verdict as row columns, and an unreadable one as the row's error (06's judges)."""
+        columns = self.columns(verdict)
+        failed = columns.get(self.error or f"{self.column}_error")
+        return {**columns, "error": f"{self.error or self.column + '_error'}: {failed}" if failed else None}
 
     def card(self, items, judge_label: str, metric: str, cluster: str = "qa_id", named: Mapping | None = None
              ) -> dict:
@@ -116,7 +132,8 @@ CORRECTNESS = JudgeKind(
          "unanswerable item (its answer passage cut out) abstaining is right: such a text is labelled apart from "
          "its answerable twin",
     stage="judge", metric="answer equals reference", rate="answer equals reference (judge)",
-    baseline="reference words in the response", overlap=("reference", "response"), error="judge_error", judged_in=("rag_validation",))
+    baseline="reference words in the response", overlap=("reference", "response"), error="judge_error",
+    judged_in=("rag_validation",))
 RELEVANCE = JudgeKind(
     kind="rag_relevance", template="judge_relevance", key="relevant", column="relevant",
     fields=("question", "response"), asks=(("question", "question"), ("answer", "response")),
@@ -144,8 +161,17 @@ def answered_by_sample(sample) -> dict:
 
 
 def correctness_judge(reads: str = "answer") -> Stage:
-    """The seed's correctness judge as the stage reading stage `reads`'s reply (01, 02, 00's closed-book arm)."""
-    return CORRECTNESS.declared(reads, answered_by_sample)
+    """The seed's correctness judge as the stage reading stage `reads`'s reply (01, 02, 00's closed-book arm),
+    beside the judge-free string match. A sample with no gold answer (`answerable` False: the refusal rule scores
+    it) is not judged."""
+    stage = CORRECTNESS.declared(reads, answered_by_sample,
+                                 write=lambda verdict, item: correctness_columns(verdict, item["response"],
+                                                                                 item["reference"]))
+
+    def judged(given, sample, row: dict) -> dict:
+        return {} if sample.metadata.get("answerable") is False else stage.write(given, sample, row)
+
+    return stage.but(write=judged)
 
 
 def correctness_columns(verdict: Score, response: str, gold_answer: str) -> dict:
@@ -155,12 +181,6 @@ def correctness_columns(verdict: Score, response: str, gold_answer: str) -> dict
 
     return {"string_match": string_match(response, gold_answer).value, **CORRECTNESS.columns(verdict),
             "error": verdict.unscored and f"judge: {verdict.unscored}"}
-
-
-def judge_correct(judge_model: str, question: str, response: str, reference: str, samples: int = 0) -> Score:
-    """The correctness verdict on one answer (CORRECTNESS.judge, by the names 01, 02 and 00 use)."""
-    return CORRECTNESS.judge(judge_model, {"question": question, "response": response, "reference": reference},
-                             samples)
 
 
 def judged_in(experiment: str) -> tuple[JudgeKind, ...]:

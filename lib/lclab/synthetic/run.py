@@ -15,7 +15,8 @@ from ..models import budget_counters, chat_text, tokenizer_name, within_window
 from ..qa import load_validated
 from ..runs.folders import fingerprint
 from ..runs.params import ParameterError
-from ..runs.runner import Result, Run, Step, answer_columns, headline
+from ..pipeline import Given
+from ..runs.runner import Result, Run, answer_columns, headline
 from ..runs.samples import Sample
 from ..stats.clusters import cluster_mean_ci, cluster_paired_effect
 from ..stats.effective_length import MIN_PAIRS, RULER_THRESHOLD, effective_length_ci
@@ -27,7 +28,7 @@ from .parameters import Parameters
 from .ruler import RULER_TASKS, available, expand, ruler_sample
 from .reading_gain import known_haystacks, reading_gain
 from .ruler_tables import ruler_average, with_value_kind
-from .stages import answer_stage
+from .stages import ANSWER, answer_stage
 from .tasks import (
     ABSTAIN_TASKS,
     ASSOCIATION_TASKS,
@@ -119,6 +120,22 @@ def answer_budget(sample: Sample, default: int) -> int:
     return sample.metadata.get("max_tokens", default)
 
 
+def scored_answer(given: Given, s: Sample, row: dict) -> dict:
+    """A sample's answer within its budget, and its Score whole: its value, what it found, and why a sample went
+    unscored (never a silent 0); with `unanswerable_share`, whether it abstained (the answer rate on answerable
+    haystacks)."""
+    p = given.p
+    reply = answer_stage(answer_budget(s, p.max_answer_tokens), s.metadata.get("text_completion", False)).ask(p, s)
+    out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
+    if p.unanswerable_share and s["task"] in ABSTAIN_TASKS:
+        out.update(refusal_cue(reply.text).columns("abstained", explanation="abstained_phrase"))
+    return out
+
+
+# The registered stage as the run executes it: each sample asked under its own budget, and scored.
+SCORED = ANSWER.but(write=scored_answer)
+
+
 def closed_book_samples(p: Parameters) -> list[Sample]:
     """One sample per haystack of every task with something to find in its text: its question with no text at all
     (LongBench v2's --no_context). Word tasks are left out: their text is the task; so are RULER's (it has no
@@ -158,21 +175,12 @@ def run_synthetic(p: Parameters) -> Result:
         # Refused (or narrowed) before any work: lengths the model's window cannot hold.
         _, left_out = within_window(p.model, p.context_tokens, reply_room(p), p.beyond_window)
         samples = prepare(p)
-        budget = lambda s: answer_budget(s, p.max_answer_tokens)  # noqa: E731
-
-        def answer(s: Sample, row: dict) -> dict:
-            reply = answer_stage(budget(s), s.metadata.get("text_completion", False)).ask(p, s)
-            # the Score whole: its value, what it found, and why a sample went unscored (never a silent 0)
-            out = {**answer_columns(reply), **score(reply.text, s.target, s["metric"]).columns("score")}
-            if p.unanswerable_share and s["task"] in ABSTAIN_TASKS:  # the answer rate on answerable haystacks
-                out.update(refusal_cue(reply.text).columns("abstained", explanation="abstained_phrase"))
-            return out
 
         def answered(trials: list[Sample], log: str) -> pd.DataFrame:
-            return run.trials(
-                trials, log=run.log(KEY, log), key=lambda s: (s.id, fingerprint(p.model, budget(s), s.input)),
-                describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": p.model},
-                steps=[Step(answer_stage(p.max_answer_tokens).name, answer, p.max_workers)])
+            return run.stages(
+                trials, [SCORED], Given(p), log=run.log(KEY, log),
+                key=lambda s: (s.id, fingerprint(p.model, answer_budget(s, p.max_answer_tokens), s.input)),
+                describe=lambda s: {**{k: v for k, v in s.metadata.items()}, "targets": s.target, "model": p.model})
 
         every = answered(samples, "items.jsonl")
         # The score tables read the answerable haystacks (the unanswerable ones are read by `abstention` alone),
