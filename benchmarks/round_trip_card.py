@@ -1,0 +1,89 @@
+"""The round-trip judge's card on a kept blind review: does the correctness judge, reading the round trip's answer
+(the generator given the passage and the question) against the pair's gold answer, tell the pairs a reviewer kept
+from those it rejected, better than the string match 00 uses today?
+
+    .venv/bin/python benchmarks/round_trip_card.py data/qa_reviews/howtos30
+    .venv/bin/python benchmarks/round_trip_card.py data/qa_reviews/howtos30 --judge local/qwen2.5-coder-0.5b
+
+Labels: the first reviewer's verdict on each pair that went to review (kept = 1), and apart, kept against
+"wrong_answer" rejections only (what a round trip can see). The unit is the passage (the pair's doc_id): the
+intervals resample passages. Every number is read from this call's verdicts (cached: a second call makes none);
+the rows go to benchmarks/measured/round_trip_card.csv with --append.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+from lclab.models import ACCOUNTING  # noqa: E402
+from lclab.scoring.baselines import content_overlap  # noqa: E402
+from lclab.scoring.judge_kinds import CORRECTNESS  # noqa: E402
+from lclab.scoring.judges import string_match  # noqa: E402
+from lclab.scoring.score_eval import roc_auc  # noqa: E402
+from lclab.stats.card import cluster_auc_ci  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "measured" / "round_trip_card.csv"
+
+
+def verdicts(pairs: pd.DataFrame, judge: str) -> pd.DataFrame:
+    """Each pair's round trip read three ways: the judge's p(correct), the string match, the word overlap."""
+    rows = []
+    for r in tqdm(list(pairs.itertuples(index=False)), desc=f"round-trip judge ({judge})"):
+        item = {"question": r.question, "response": r.round_trip_answer, "reference": r.answer}
+        got = CORRECTNESS.judge(judge, item, stage="qa_round_trip judge")
+        rows.append({"qa_id": r.qa_id, "judge_p": got.metadata.get("p"), "judge_error": got.unscored,
+                     "string_match": string_match(r.round_trip_answer, r.answer).value,
+                     "overlap": content_overlap(r.answer, r.round_trip_answer)})
+    return pd.DataFrame(rows)
+
+
+def card(scored: pd.DataFrame, labels: str, judge: str, review: str) -> list[dict]:
+    """AUC with its passage-resampled interval for every score, on the pairs the judge could read."""
+    read = scored[scored["judge_p"].notna()]
+    y, clusters = read["label"].to_numpy(int), read["doc_id"].to_numpy()
+    out = []
+    for score in ("judge_p", "string_match", "overlap"):
+        x = read[score].astype(float).to_numpy()
+        lo, hi = cluster_auc_ci(y, x, clusters)
+        out.append({"review": review, "judge": judge, "labels": labels, "score": score, "n_pairs": len(read),
+                    "n_passages": len(set(clusters)), "kept": int(y.sum()), "rejected": int((1 - y).sum()),
+                    "unreadable": int(scored["judge_p"].isna().sum()), "auc": round(roc_auc(y, x), 3),
+                    "auc_lo": round(lo, 3), "auc_hi": round(hi, 3)})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("review", type=Path, help="a kept review folder (qa_review.csv with round_trip_answer)")
+    parser.add_argument("--judge", default="local/qwen2.5-coder-1.5b")
+    parser.add_argument("--append", action="store_true", help=f"add the rows to {OUT.relative_to(OUT.parents[2])}")
+    args = parser.parse_args()
+    pairs = pd.read_csv(args.review / "qa_review.csv", dtype=str, keep_default_na=False)
+    pairs = pairs[(pairs["round_trip_answer"] != "") & pairs["validated"].isin(["yes", "no"])]
+    ACCOUNTING.reset()
+    start = time.perf_counter()
+    scored = pairs[["qa_id", "doc_id", "validated", "review_reason"]].merge(verdicts(pairs, args.judge), on="qa_id")
+    seconds = time.perf_counter() - start
+    scored["label"] = (scored["validated"] == "yes").astype(int)
+    wrong = scored[(scored["label"] == 1) | (scored["review_reason"] == "wrong_answer")]
+    rows = card(scored, "kept vs rejected", args.judge, args.review.name) + card(
+        wrong, "kept vs wrong_answer", args.judge, args.review.name)
+    calls = ACCOUNTING.table().set_index("stage").loc["total"]
+    table = pd.DataFrame(rows).assign(calls=int(calls["calls"]), seconds=round(seconds, 1))
+    print(table.to_string(index=False))
+    for labels, part in (("kept", scored[scored["label"] == 1]), ("rejected", scored[scored["label"] == 0])):
+        print(f"mean judge p on {labels}: {np.nanmean(part['judge_p'].astype(float)):.2f} (n {len(part)})")
+    if args.append:
+        table.to_csv(OUT, mode="a", header=not OUT.exists(), index=False)
+
+
+if __name__ == "__main__":
+    main()
