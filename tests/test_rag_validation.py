@@ -113,3 +113,25 @@ def test_a_quick_run_indexes_the_questions_documents_and_others_up_to_n_and_plan
     rows = plan_notebook("06_rag_validation", params, notebook_defaults(NOTEBOOKS / "06_rag_validation.ipynb"))
     first = indexed_chunks(chunks, [questions[0]], 5, 0)
     assert next(r for r in rows if r["stage"] == "embed")["calls"] == len(first) + 2
+
+
+def test_every_judge_kind_is_asked_whatever_another_said_and_their_errors_are_joined(monkeypatch):
+    """06's judges run together: one kind's unreadable verdict is the row's error, and the other kinds are still
+    asked (each kind's rate reads every row its own verdict was read on)."""
+    from lclab.pipeline import Given, Stage
+    from lclab.rag_validation import run as rag_run
+
+    asked = []
+
+    def kind(name, error):
+        def write(given, s, row):
+            asked.append(name)
+            return {name: True, "error": error}
+        return None, Stage(name, role="judge", write=write)
+
+    monkeypatch.setattr(rag_run, "judges", lambda: (kind("first", "first_error: no JSON"), kind("second", None),
+                                                      kind("third", "third_error: no verdict")))
+    got = rag_run.every_verdict(Given(None, "fake/judge"), None, {"response": "r"})
+    assert asked == ["first", "second", "third"]
+    assert got == {"first": True, "second": True, "third": True,
+                   "error": "first_error: no JSON; third_error: no verdict"}

@@ -1,6 +1,6 @@
 """05's three stages as the run executes them (run.py): the pronoun replacement of every answer and reference, the
 NLI verdict on every (premise, hypothesis), and the refusal tags of every text. Their parameters are one
-configuration's `Asking`; the plan prices the same requests (experiment.py, the declared exception in
+configuration's `Asking`; 05's own plan prices the same requests (experiment.py, the declared exception in
 docs/layout.md: a hypothesis is the pronoun stage's reply)."""
 
 from __future__ import annotations
@@ -9,9 +9,7 @@ from dataclasses import dataclass
 
 from ..pipeline import Given, Stage
 from ..runs.samples import Sample
-from ..scoring.logprob import score_request
-from .pipeline import (NLI_STAGE, PRONOUN_BATCH, PRONOUN_STAGE, REFUSAL_BATCH, REFUSAL_STAGE, judge_hypothesis,
-                       nli_request, pronoun_request, refusal_request, replace_pronouns, tag_refusals)
+from .pipeline import NLI_STAGE, PRONOUN_STAGE, REFUSAL_STAGE, judge_hypothesis, replace_pronouns, tag_refusals
 from .probability import score_hypothesis, score_refusal
 
 
@@ -57,10 +55,8 @@ def tagged(given: Given, sample: Sample, row: dict) -> dict:
     return {"verdicts": [v.columns("refusal") for v in verdicts]}
 
 
-PRONOUNS = Stage(PRONOUN_STAGE, request=lambda a: pronoun_request(PRONOUN_BATCH, a.cache_tag),
-                 prompt=lambda s: s.input, workers="concurrency", write=replaced)
-NLI = Stage(NLI_STAGE, request=lambda a: score_request(a.cache_tag) if a.probability else
-            nli_request(a.variant, a.cache_tag), prompt=lambda s: s.input, workers="concurrency", write=verdict)
-REFUSALS = Stage(REFUSAL_STAGE, request=lambda a: score_request(a.cache_tag) if a.probability else
-                 refusal_request(REFUSAL_BATCH, a.cache_tag), prompt=lambda s: s.input, workers="concurrency",
-                 write=tagged)
+# Each stage's write makes its calls, each with its own request (a batch's budget by its size, a variant's
+# schema): their plan is 05's own (experiment.py), which prices the same requests.
+PRONOUNS = Stage(PRONOUN_STAGE, workers="concurrency", write=replaced)
+NLI = Stage(NLI_STAGE, workers="concurrency", write=verdict)
+REFUSALS = Stage(REFUSAL_STAGE, workers="concurrency", write=tagged)

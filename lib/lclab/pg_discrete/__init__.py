@@ -8,4 +8,4 @@ golden response, and does the logprob-weighted score tell better than the sample
 """
 
 from .points import SCORERS, attach_labels, candidate_ranks, load_questions, read_labels, retrieve_points, usable
-from .run import EXPERIMENT, calibration, prepare, run_discrete, score_point, separation
+from .run import EXPERIMENT, SCORE, calibration, prepare, run_discrete, separation

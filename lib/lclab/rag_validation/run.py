@@ -156,11 +156,25 @@ def claims(given: Given, s: Sample, row: dict) -> dict:
     return claim_score(given.judge, s.input, row["response"], s.target, read).columns("claims", spread=True)
 
 
+def every_verdict(given: Given, s: Sample, row: dict) -> dict:
+    """Every judge kind's verdict on the answer, each asked under its own gateway stage (judges()): all of them
+    are asked whatever the others said, so each kind's rate reads every row its own verdict was read on; any
+    unreadable verdict is the row's error (the kinds' errors joined, in the kinds' order)."""
+    out, errors = {}, []
+    for _, stage in judges():
+        got = stage.write(given, s, row)
+        if failed := got.pop("error", None):
+            errors.append(failed)
+        out.update(got)
+    return {**out, "error": "; ".join(errors) or None}
+
+
 def stages(claim_metrics: bool) -> tuple[Stage, ...]:
-    """A question's stages as the runner executes them: retrieval, the answer, every judge kind's verdict on it
-    (each an unreadable verdict makes the row's error), and with `claim_metrics` the claim checks."""
+    """A question's stages as the runner executes them: retrieval, the answer, the judges (every kind's stage,
+    judges(), asked together: one's unreadable verdict does not stop the others), and with `claim_metrics` the
+    claim checks."""
     return (Stage("retrieve", role="retrieval", write=retrieved), ANSWER.but(write=answered),
-            *(stage for _, stage in judges()),
+            Stage("judge", role="judge", write=every_verdict),
             *([Stage("claims", role="judge", write=claims)] if claim_metrics else []))
 
 
