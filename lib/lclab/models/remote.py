@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 import os
@@ -12,6 +13,7 @@ from functools import cached_property
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .errors import ContextLengthError, FatalError, LogprobsUnavailableError, MissingAPIKeyError, RetryableError
+from .json_posts import JsonPoster, PlainStatusError, can_post_plainly
 from .protocol import RawReply, Settings, chat_kwargs, normalize_logprobs
 from .retry import is_retryable_status, parse_retry_after
 from .served_tokens import ServedTokenizer
@@ -32,6 +34,10 @@ class Replica:
     raw_url: str  # as given, credentials included: for the client only
     down_until: float = 0.0
     client: object = field(default=None, repr=False)
+    # Plain HTTP with no proxy (a local vLLM, llama.cpp or Ollama server): posted over the standard library's
+    # kept-alive connections, one pool per timeout; anything else through the official client.
+    plain: bool = False
+    posters: dict = field(default_factory=dict, repr=False)
 
 
 class OpenAIBackend:
@@ -50,7 +56,7 @@ class OpenAIBackend:
         if conflict := spec.auth_conflict():
             raise MissingAPIKeyError(f"model {scrub(spec.raw)!r}: {conflict}")
         self.spec = spec
-        self.replicas = [Replica(public_url(u), u) for u in spec.base_urls()]
+        self.replicas = [Replica(public_url(u), u, plain=can_post_plainly(u)) for u in spec.base_urls()]
         self.base_url = spec.public_base_url()
         fallback = _tiktoken_for(spec.model)
         # The official endpoint has no tokenize route to ask; a served model is counted by its own server.
@@ -110,6 +116,23 @@ class OpenAIBackend:
                                                api_key=self.spec.api_key(), max_retries=0)
             return replica.client
 
+    def _poster(self, replica: Replica, timeout: float) -> JsonPoster:
+        """The replica's pool of plain connections for calls of this timeout (a query string goes on every
+        request, as the official client sends it)."""
+        with self._lock:
+            if timeout not in replica.posters:
+                parts = urlsplit(replica.raw_url)
+                replica.posters[timeout] = JsonPoster(urlunsplit(parts._replace(query="")),
+                                                      {"Authorization": f"Bearer {self.spec.api_key()}"},
+                                                      dict(parse_qsl(parts.query)), timeout)
+            return replica.posters[timeout]
+
+    def _posted(self, replica: Replica, path: str, body: dict, timeout: float):
+        """The JSON reply of one POST to `replica` (the text of a reply that is not JSON: a proxy's page)."""
+        if replica.plain:
+            return self._poster(replica, timeout).reply(path, body)
+        return _posted(self._client(replica), path, body, timeout)
+
     def _pick(self) -> Replica:
         """The next replica that is up, round-robin (the next one at all when every replica is down)."""
         now = time.monotonic()
@@ -118,14 +141,25 @@ class OpenAIBackend:
             order = [self.replicas[(start + i) % len(self.replicas)] for i in range(len(self.replicas))]
         return next((r for r in order if r.down_until <= now), order[0])
 
-    def _request(self, send, timeout: float):
-        """One HTTP request to one replica: (response, the replica's URL); failures mapped to retryable or fatal
+    def _request(self, path: str, body: dict, timeout: float):
+        """One POST to one replica: (its JSON reply, the replica's URL); failures mapped to retryable or fatal
         errors that name the replica."""
         import openai
 
         replica = self._pick()
         try:
-            return send(self._client(replica)), replica.url
+            return self._posted(replica, path, body, timeout), replica.url
+        except PlainStatusError as err:
+            cause, error = err, status_error_of(err.status, err.headers, err.detail, self.spec, replica.url)
+        except TimeoutError as err:
+            cause, error = err, RetryableError(f"no reply from {replica.url} within {timeout} s")
+            replica.down_until = time.monotonic() + self.DOWN_SECONDS
+        except http.client.IncompleteRead as err:
+            cause, error = err, RetryableError(f"HTTP 200 with a body that is not whole JSON from {replica.url}: "
+                                               f"{err!r}")
+        except (OSError, http.client.HTTPException) as err:
+            cause, error = err, RetryableError(f"cannot connect to {replica.url}: {err}")
+            replica.down_until = time.monotonic() + self.DOWN_SECONDS
         except openai.APITimeoutError as err:
             cause, error = err, RetryableError(f"no reply from {replica.url} within {timeout} s")
             replica.down_until = time.monotonic() + self.DOWN_SECONDS
@@ -150,7 +184,7 @@ class OpenAIBackend:
         """The legacy /completions endpoint: `prompt` continued as raw text."""
         body = {"model": self.spec.model, "prompt": prompt, "max_tokens": settings.max_tokens,
                 "temperature": settings.temperature, "seed": settings.seed}
-        resp, endpoint = self._request(lambda client: _posted(client, "/completions", body, timeout), timeout)
+        resp, endpoint = self._request("/completions", body, timeout)
         choice = _first_choice(resp)
         if choice is None or not isinstance(choice.get("text"), str):
             raise _malformed(endpoint, resp)
@@ -161,7 +195,7 @@ class OpenAIBackend:
         body = chat_kwargs(messages, settings, lambda schema: {
             "type": "json_schema", "json_schema": {"name": "reply", "schema": schema}})
         body["model"] = self.spec.model
-        resp, endpoint = self._request(lambda client: _posted(client, "/chat/completions", body, timeout), timeout)
+        resp, endpoint = self._request("/chat/completions", body, timeout)
         choice = _first_choice(resp)
         message = choice.get("message") if choice is not None else None
         if not isinstance(message, dict):
@@ -210,10 +244,17 @@ def _malformed(endpoint: str, resp) -> RetryableError:
 
 
 def status_error(err, spec: ModelSpec, base_url: str) -> Exception:
-    status = err.status_code
+    """The lab's error for the official client's status error."""
+    return status_error_of(err.status_code, err.response.headers, str(getattr(err, "message", "") or err), spec,
+                           base_url)
+
+
+def status_error_of(status: int, headers, detail: str, spec: ModelSpec, base_url: str) -> Exception:
+    """A status other than 200 as the lab's error: retryable (with the server's Retry-After), a prompt over the
+    context window, a refused key, an unknown model, or fatal."""
     if is_retryable_status(status):
-        return RetryableError(f"HTTP {status} from {base_url}", parse_retry_after(err.response.headers))
-    detail = str(getattr(err, "message", "") or err)[:300]
+        return RetryableError(f"HTTP {status} from {base_url}", parse_retry_after(headers))
+    detail = detail[:300]
     if status == 400 and any(w in detail.lower() for w in _CONTEXT_WORDS):
         return ContextLengthError(f"{spec.raw}: the prompt exceeds the model's context window ({detail})")
     if status == 401:
