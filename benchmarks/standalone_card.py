@@ -21,12 +21,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 import pandas as pd  # noqa: E402
+from review_cards import card_rows  # noqa: E402 (benchmarks/review_cards.py)
 from tqdm import tqdm  # noqa: E402
 from lclab.models import ACCOUNTING  # noqa: E402
 from lclab.qa.checks import self_contained  # noqa: E402
 from lclab.scoring.judges import judge_boolean  # noqa: E402
-from lclab.scoring.score_eval import roc_auc  # noqa: E402
-from lclab.stats.card import cluster_auc_ci  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "measured" / "standalone_card.csv"
 
@@ -49,20 +48,6 @@ def verdicts(pairs: pd.DataFrame, judge: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def card(scored: pd.DataFrame, labels: str, judge: str, review: str) -> list[dict]:
-    read = scored[scored["judge_p"].notna()]
-    y, clusters = read["label"].to_numpy(int), read["doc_id"].to_numpy()
-    out = []
-    for score in ("judge_p", "rule"):
-        x = read[score].astype(float).to_numpy()
-        lo, hi = cluster_auc_ci(y, x, clusters)
-        out.append({"review": review, "judge": judge, "labels": labels, "score": score, "n_pairs": len(read),
-                    "n_passages": len(set(clusters)), "kept": int(y.sum()), "rejected": int((1 - y).sum()),
-                    "unreadable": int(scored["judge_p"].isna().sum()), "auc": round(roc_auc(y, x), 3),
-                    "auc_lo": round(lo, 3), "auc_hi": round(hi, 3)})
-    return out
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("review", type=Path, help="a kept review folder (qa_review.csv, qa_rejected.csv)")
@@ -76,8 +61,9 @@ def main() -> None:
     seconds = time.perf_counter() - start
     scored["label"] = (scored["validated"] == "yes").astype(int)
     apart = scored[(scored["label"] == 1) | (scored["review_reason"] == "not_self_contained")]
-    rows = card(apart, "kept vs not_self_contained", args.judge, args.review.name) + card(
-        scored, "kept vs rejected", args.judge, args.review.name)
+    scores = ("judge_p", "rule")
+    rows = (card_rows(apart, scores, "kept vs not_self_contained", args.judge, args.review.name)
+            + card_rows(scored, scores, "kept vs rejected", args.judge, args.review.name))
     calls = ACCOUNTING.table().set_index("stage").loc["total"]
     table = pd.DataFrame(rows).assign(calls=int(calls["calls"]), seconds=round(seconds, 1))
     print(table.to_string(index=False))
