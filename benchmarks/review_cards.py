@@ -3,12 +3,16 @@ ROC AUC of each score, kept = 1 against rejected = 0, with its interval over res
 
 from __future__ import annotations
 
+import argparse
 import sys
+import time
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 import pandas as pd  # noqa: E402
+from lclab.models import ACCOUNTING  # noqa: E402
 from lclab.scoring.score_eval import roc_auc  # noqa: E402
 from lclab.stats.card import cluster_auc_ci  # noqa: E402
 
@@ -27,3 +31,29 @@ def card_rows(scored: pd.DataFrame, scores: tuple[str, ...], labels: str, judge:
                     "unreadable": int(scored["judge_p"].isna().sum()), "auc": round(roc_auc(y, x), 3),
                     "auc_lo": round(lo, 3), "auc_hi": round(hi, 3)})
     return out
+
+
+def measure(doc: str, out: Path, read_pairs: Callable[[Path], pd.DataFrame],
+            verdicts: Callable[[pd.DataFrame, str], pd.DataFrame], scores: tuple[str, ...],
+            subsets: dict[str, Callable[[pd.DataFrame], pd.Series]]) -> pd.DataFrame:
+    """A card script's command line: read a review folder's pairs, score them (`verdicts`, the judge's calls
+    counted and timed), print one card row per subset of labels and score, and with --append add them to `out`."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("review", type=Path, help="a kept review folder (data/qa_reviews/<run>)")
+    parser.add_argument("--judge", default="local/qwen2.5-coder-1.5b")
+    parser.add_argument("--append", action="store_true", help=f"add the rows to {out.relative_to(out.parents[2])}")
+    args = parser.parse_args()
+    pairs = read_pairs(args.review)
+    ACCOUNTING.reset()
+    start = time.perf_counter()
+    scored = pairs[["qa_id", "doc_id", "validated", "review_reason"]].merge(verdicts(pairs, args.judge), on="qa_id")
+    seconds = time.perf_counter() - start
+    scored["label"] = (scored["validated"] == "yes").astype(int)
+    rows = [row for labels, chosen in subsets.items()
+            for row in card_rows(scored[chosen(scored)], scores, labels, args.judge, args.review.name)]
+    calls = ACCOUNTING.table().set_index("stage").loc["total"]
+    table = pd.DataFrame(rows).assign(calls=int(calls["calls"]), seconds=round(seconds, 1))
+    print(table.to_string(index=False))
+    if args.append:
+        table.to_csv(out, mode="a", header=not out.exists(), index=False)
+    return scored

@@ -13,18 +13,15 @@ the rows go to benchmarks/measured/round_trip_card.csv with --append.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from review_cards import card_rows  # noqa: E402 (benchmarks/review_cards.py)
+from review_cards import measure  # noqa: E402 (benchmarks/review_cards.py)
 from tqdm import tqdm  # noqa: E402
-from lclab.models import ACCOUNTING  # noqa: E402
 from lclab.scoring.baselines import content_overlap  # noqa: E402
 from lclab.scoring.judge_kinds import CORRECTNESS  # noqa: E402
 from lclab.scoring.judges import string_match  # noqa: E402
@@ -44,30 +41,18 @@ def verdicts(pairs: pd.DataFrame, judge: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def read_pairs(folder: Path) -> pd.DataFrame:
+    """The pairs that went to review with a round trip's answer, and the first reviewer's verdict."""
+    pairs = pd.read_csv(folder / "qa_review.csv", dtype=str, keep_default_na=False)
+    return pairs[(pairs["round_trip_answer"] != "") & pairs["validated"].isin(["yes", "no"])]
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("review", type=Path, help="a kept review folder (qa_review.csv with round_trip_answer)")
-    parser.add_argument("--judge", default="local/qwen2.5-coder-1.5b")
-    parser.add_argument("--append", action="store_true", help=f"add the rows to {OUT.relative_to(OUT.parents[2])}")
-    args = parser.parse_args()
-    pairs = pd.read_csv(args.review / "qa_review.csv", dtype=str, keep_default_na=False)
-    pairs = pairs[(pairs["round_trip_answer"] != "") & pairs["validated"].isin(["yes", "no"])]
-    ACCOUNTING.reset()
-    start = time.perf_counter()
-    scored = pairs[["qa_id", "doc_id", "validated", "review_reason"]].merge(verdicts(pairs, args.judge), on="qa_id")
-    seconds = time.perf_counter() - start
-    scored["label"] = (scored["validated"] == "yes").astype(int)
-    wrong = scored[(scored["label"] == 1) | (scored["review_reason"] == "wrong_answer")]
-    scores = ("judge_p", "string_match", "overlap")
-    rows = (card_rows(scored, scores, "kept vs rejected", args.judge, args.review.name)
-            + card_rows(wrong, scores, "kept vs wrong_answer", args.judge, args.review.name))
-    calls = ACCOUNTING.table().set_index("stage").loc["total"]
-    table = pd.DataFrame(rows).assign(calls=int(calls["calls"]), seconds=round(seconds, 1))
-    print(table.to_string(index=False))
+    scored = measure(__doc__, OUT, read_pairs, verdicts, ("judge_p", "string_match", "overlap"), {
+        "kept vs rejected": lambda s: s["label"].notna(),
+        "kept vs wrong_answer": lambda s: (s["label"] == 1) | (s["review_reason"] == "wrong_answer")})
     for labels, part in (("kept", scored[scored["label"] == 1]), ("rejected", scored[scored["label"] == 0])):
         print(f"mean judge p on {labels}: {np.nanmean(part['judge_p'].astype(float)):.2f} (n {len(part)})")
-    if args.append:
-        table.to_csv(OUT, mode="a", header=not OUT.exists(), index=False)
 
 
 if __name__ == "__main__":

@@ -13,17 +13,14 @@ The rule's own AUC is read on the same pairs (its verdict 0/1). Rows: benchmarks
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 import pandas as pd  # noqa: E402
-from review_cards import card_rows  # noqa: E402 (benchmarks/review_cards.py)
+from review_cards import measure  # noqa: E402 (benchmarks/review_cards.py)
 from tqdm import tqdm  # noqa: E402
-from lclab.models import ACCOUNTING  # noqa: E402
 from lclab.qa.checks import self_contained  # noqa: E402
 from lclab.scoring.judges import judge_boolean  # noqa: E402
 
@@ -49,26 +46,9 @@ def verdicts(pairs: pd.DataFrame, judge: str) -> pd.DataFrame:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("review", type=Path, help="a kept review folder (qa_review.csv, qa_rejected.csv)")
-    parser.add_argument("--judge", default="local/qwen2.5-coder-1.5b")
-    parser.add_argument("--append", action="store_true", help=f"add the rows to {OUT.relative_to(OUT.parents[2])}")
-    args = parser.parse_args()
-    pairs = reviewed(args.review)
-    ACCOUNTING.reset()
-    start = time.perf_counter()
-    scored = pairs[["qa_id", "doc_id", "validated", "review_reason"]].merge(verdicts(pairs, args.judge), on="qa_id")
-    seconds = time.perf_counter() - start
-    scored["label"] = (scored["validated"] == "yes").astype(int)
-    apart = scored[(scored["label"] == 1) | (scored["review_reason"] == "not_self_contained")]
-    scores = ("judge_p", "rule")
-    rows = (card_rows(apart, scores, "kept vs not_self_contained", args.judge, args.review.name)
-            + card_rows(scored, scores, "kept vs rejected", args.judge, args.review.name))
-    calls = ACCOUNTING.table().set_index("stage").loc["total"]
-    table = pd.DataFrame(rows).assign(calls=int(calls["calls"]), seconds=round(seconds, 1))
-    print(table.to_string(index=False))
-    if args.append:
-        table.to_csv(OUT, mode="a", header=not OUT.exists(), index=False)
+    measure(__doc__, OUT, reviewed, verdicts, ("judge_p", "rule"), {
+        "kept vs not_self_contained": lambda s: (s["label"] == 1) | (s["review_reason"] == "not_self_contained"),
+        "kept vs rejected": lambda s: s["label"].notna()})
 
 
 if __name__ == "__main__":
