@@ -33,15 +33,15 @@ def card_rows(scored: pd.DataFrame, scores: tuple[str, ...], labels: str, judge:
     return out
 
 
-def measure(doc: str, out: Path, read_pairs: Callable[[Path], pd.DataFrame],
+def measure(doc: str, out: str, read_pairs: Callable[[Path], pd.DataFrame],
             verdicts: Callable[[pd.DataFrame, str], pd.DataFrame], scores: tuple[str, ...],
             subsets: dict[str, Callable[[pd.DataFrame], pd.Series]]) -> pd.DataFrame:
     """A card script's command line: read a review folder's pairs, score them (`verdicts`, the judge's calls
-    counted and timed), print one card row per subset of labels and score, and with --append add them to `out`."""
+    counted and timed), print one card row per subset of labels and score, and with --append add them to `out` in the review folder."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("review", type=Path, help="a kept review folder (data/qa_reviews/<run>)")
     parser.add_argument("--judge", default="local/qwen2.5-coder-1.5b")
-    parser.add_argument("--append", action="store_true", help=f"add the rows to {out.relative_to(out.parents[2])}")
+    parser.add_argument("--append", action="store_true", help=f"add the rows to <review>/{out}")
     args = parser.parse_args()
     pairs = read_pairs(args.review)
     ACCOUNTING.reset()
@@ -55,5 +55,6 @@ def measure(doc: str, out: Path, read_pairs: Callable[[Path], pd.DataFrame],
     table = pd.DataFrame(rows).assign(calls=int(calls["calls"]), seconds=round(seconds, 1))
     print(table.to_string(index=False))
     if args.append:
-        table.to_csv(out, mode="a", header=not out.exists(), index=False)
+        path = args.review / out
+        table.to_csv(path, mode="a", header=not path.exists(), index=False)
     return scored

@@ -8,7 +8,7 @@ from those it rejected, better than the string match 00 uses today?
 Labels: the first reviewer's verdict on each pair that went to review (kept = 1), and apart, kept against
 "wrong_answer" rejections only (what a round trip can see). The unit is the passage (the pair's doc_id): the
 intervals resample passages. Every number is read from this call's verdicts (cached: a second call makes none);
-the rows go to benchmarks/measured/round_trip_card.csv with --append.
+the rows go to round_trip_card.csv in the review folder with --append.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from lclab.scoring.baselines import content_overlap  # noqa: E402
 from lclab.scoring.judge_kinds import CORRECTNESS  # noqa: E402
 from lclab.scoring.judges import string_match  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "measured" / "round_trip_card.csv"
+OUT = "round_trip_card.csv"  # beside the review it reads: data/qa_reviews/<run>/round_trip_card.csv
 
 
 def verdicts(pairs: pd.DataFrame, judge: str) -> pd.DataFrame:

@@ -8,7 +8,7 @@ those it rejected as not self-contained, where 00's rule (`self_contained`: the 
 Labels: the first reviewer's verdicts on every pair of the review, the ones the checks removed included (the
 review mixed them in unmarked): kept = 1 against `not_self_contained` rejections = 0 (the other rejections left
 out), and kept against every rejection. The unit is the passage (the pair's doc_id); the intervals resample it.
-The rule's own AUC is read on the same pairs (its verdict 0/1). Rows: benchmarks/measured/standalone_card.csv.
+The rule's own AUC is read on the same pairs (its verdict 0/1). Rows: standalone_card.csv in the review folder (--append).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tqdm import tqdm  # noqa: E402
 from lclab.qa.checks import self_contained  # noqa: E402
 from lclab.scoring.judges import judge_boolean  # noqa: E402
 
-OUT = Path(__file__).resolve().parent / "measured" / "standalone_card.csv"
+OUT = "standalone_card.csv"  # beside the review it reads: data/qa_reviews/<run>/standalone_card.csv
 
 
 def reviewed(folder: Path) -> pd.DataFrame:
