@@ -23,6 +23,8 @@ def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tup
     first stage's call (plan.planned_answers)."""
     rows, replies = [], {}
     for stage in stages:
+        if not stage.calls_model:  # a retrieval stage: what it embeds is its experiment's embedding row
+            continue
         model, requests = stage.model(p), stage.requests(p)
         if stage.prompt is not None:
             prompts = [stage.prompt(s) for s in samples]

@@ -107,9 +107,8 @@ class JudgeKind:
 
     def verdict_columns(self, verdict: Score, item: Mapping) -> dict:
         """A verdict as row columns, and an unreadable one as the row's error (06's judges)."""
-        columns = self.columns(verdict)
-        failed = columns.get(self.error or f"{self.column}_error")
-        return {**columns, "error": f"{self.error or self.column + '_error'}: {failed}" if failed else None}
+        columns, named = self.columns(verdict), self.error or f"{self.column}_error"
+        return {**columns, "error": f"{named}: {columns[named]}" if columns.get(named) else None}
 
     def card(self, items, judge_label: str, metric: str, cluster: str = "qa_id", named: Mapping | None = None
              ) -> dict:
