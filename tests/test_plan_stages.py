@@ -224,3 +224,37 @@ def test_the_answer_spread_is_fitted_on_the_latest_run_and_declared_before_any()
     pd.DataFrame(rows).to_json(folder / "result_items.jsonl", orient="records", lines=True)
     spread, source = answer_spread("depth_sweep")
     assert spread == pytest.approx(0.5) and source == "answer spread measured in run quick"
+
+
+def test_a_prompt_holding_what_retrieval_finds_is_priced_at_k_chunks_of_its_pool_per_model_arm():
+    """A stage that declares `retrieved` is priced by its template with k chunks of its pool's mean size, the
+    same rule for every experiment; a sample that names its model is planned under that model's arm only."""
+    from lclab.pipeline import Retrieved, each_model
+    from lclab.planning.experiment_plan import planned_stages
+    from lclab.runs.samples import Sample
+    from lclab.scoring.logprob import score_request
+
+    pool = ["The ferry leaves the northern bank at dawn.\n\n", "Tolls are paid in copper on the far side.\n\n"]
+    stage = Stage("score", request=lambda p: score_request(), prompt=lambda s: s.input,
+                  template="context_contains_answer",
+                  known=lambda s: {"question": s.source["question"], "golden_answer": s.source["gold"]},
+                  retrieved=Retrieved("context", k=lambda s: s["k"], pool=lambda s: s["pool"]),
+                  write=lambda given, s, row: {})
+    source = {"question": "When does the ferry leave?", "gold": "At dawn."}
+    samples = [Sample(id=f"{m}:{k}", input=None, target=None, source=source,
+                      metadata={"model": m, "k": k, "pool": pool}) for m in (MODEL, "other") for k in (1, 2)]
+    arm = each_model(SimpleNamespace(models=[MODEL, "other"], max_workers=1))[0]
+    assert arm.model == MODEL
+    mine = [s for s in samples if s["model"] == arm.model]
+    (row,) = planned_stages("03_x", "pg_discrete", arm, mine, (stage,))
+    chunk = (count_tokens(MODEL, pool[0]) + count_tokens(MODEL, pool[1])) / 2
+    frame = template_prompt_tokens(MODEL, "context_contains_answer", {}, question=source["question"],
+                                   golden_answer=source["gold"])
+    assert row["calls"] == 2 and row["cached"] == 0 and row["completion_tokens"] == 2
+    assert row["prompt_tokens"] == round(2 * frame + 3 * chunk)
+    assert row["stage"] == "score (estimated; replies: one token)"
+    built = stage.with_retrieved(samples[1], pool[0] + pool[1])  # the run's prompt: the same template, filled
+    assert abs(count_prompt_tokens(MODEL, built) - (frame + 2 * chunk)) <= 3
+    with pytest.raises(ValueError, match="template and known"):
+        Stage("score", request=lambda p: score_request(), prompt=lambda s: s.input,
+              retrieved=Retrieved("context", k=lambda s: 1, pool=lambda s: pool), write=lambda g, s, r: {})

@@ -106,8 +106,9 @@ class Experiment:
     parameters:      its parameters' declaration (a dataclass, lclab.runs.declared): the notebook's parameters
                      cell is written from it, the checks and the plan read it
     prepare:         Parameters -> the Samples a run answers, before any call; the run and the plan both call it
-                     (01, 02, 09). None where the samples are made of earlier replies (00's and 06's generated
-                     questions, 04's facts, 05's rewritten hypotheses, 03's retrieved points): there the run and
+                     (01, 02, 03, 07, 09; 03's before retrieval, its contexts what retrieval
+                     will find). None where the samples are made of earlier replies (00's and 06's generated
+                     questions, 04's facts, 05's rewritten hypotheses): there the run and
                      the plan share the code that reads the inputs (e.g. 06's `inputs`), and the plan prices the
                      later samples by their templates
     judged_rate:     the reliability-card metric of its headline judged rate ("answer correct (01)"), for
@@ -123,6 +124,8 @@ class Experiment:
                      `stages` (None: that one set)
     cards:           (notebook, parameters) -> the plan rows of the cards on the shipped texts its judge reads
                      (lclab.scoring.judge_card.card_rows: by kind, for its judge stage)
+    embedded:        parameters -> the texts its run embeds (the chunks it indexes, the queries it searches
+                     with), priced by the plan's first row under the parameters' `embedder`
     """
 
     name: str
@@ -140,6 +143,7 @@ class Experiment:
     arms: Callable[[Any], list] | None = None
     sample_sets: Callable[[Any], list[SampleSet]] | None = None
     cards: Callable[[str, Any], list[dict]] | None = None
+    embedded: Callable[[Any], list[str]] | None = None
     description: str = ""
 
     def declared(self, values: dict) -> Any:

@@ -15,17 +15,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pandas as pd
 
 from ..models import LogprobsUnavailableError, MissingAPIKeyError
 from ..models.embeddings import get_embedder
-from ..prompts import render, template
+from ..prompts import template
 from ..retrieval.chunking import Chunker
 from ..retrieval.vectorstores import open_corpus_index
 from ..runs.folders import fingerprint
-from ..pipeline import Given, Stage
+from ..pipeline import Given, Retrieved, Stage
 from ..runs.runner import Result, Run, headline, skipped_note
 from ..runs.samples import Sample
 from ..scoring.logprob import sampled_score, score, score_request
@@ -38,8 +38,8 @@ from ..scoring.score_eval import (
 )
 from ..text.corpus import load_corpus
 from .parameters import Parameters
-from .points import (LABEL_COLUMNS, SCORERS, attach_labels, chosen_questions, load_questions, read_labels,
-                     retrieve_points, usable)
+from .points import (CHUNK_SEPARATOR, LABEL_COLUMNS, SCORERS, attach_labels, candidate_ranks, chosen_questions,
+                     load_questions, read_labels, retrieve_points, usable)
 
 EXPERIMENT = "pg_discrete"
 KEY = ("model", "point_id", "fingerprint")
@@ -57,23 +57,46 @@ def score_point(given: Given, s: Sample, row: dict) -> dict:
     return {**result.columns("weighted", error="error", answer="sampled_token"), "sampled": sampled.value}
 
 
-# One one-token scoring call per (model, point), the prompt the point's own.
-SCORE = Stage(SCORE_STAGE, request=lambda p: score_request(), prompt=lambda s: s.input, write=score_point)
+# One one-token scoring call per (model, point): the template with the question, the golden answer and the
+# candidate's k retrieved chunks, joined.
+SCORE = Stage(SCORE_STAGE, request=lambda p: score_request(), prompt=lambda s: s.input,
+              template="context_contains_answer",
+              known=lambda s: {"question": s.source.question, "golden_answer": s.source.golden_answer},
+              retrieved=Retrieved("context", k=lambda s: s["k"], pool=lambda s: s["pool"]), write=score_point)
 
 
-def prepare(points: pd.DataFrame, models: list[str]) -> list[Sample]:
-    """Every (model, point) as a Sample: the exact scoring prompt; its question is the cluster."""
-    return [Sample(id=f"{m}:{p.point_id}", target=None, source=p,
-                   input=render("context_contains_answer", context=p.context, question=p.question,
-                                golden_answer=p.golden_answer),
-                   metadata={"model": m, "point_id": p.point_id, "cluster": getattr(p, "question_id", p.point_id)})
-            for m in models for p in points.itertuples()]
+def read_inputs(p: Parameters) -> tuple:
+    """What a run reads before any call: the corpus, its chosen questions, the chunker and the corpus's chunks."""
+    loaded = load_corpus(p.corpus)
+    questions = load_questions(p.questions_path, {d.id: d.text for d in loaded.documents})
+    questions = chosen_questions(questions, p.n_questions, p.question_ids)
+    chunker = Chunker(p.chunk_chars, "chars")
+    return loaded, questions, chunker, chunker.split(loaded.documents)
+
+
+def prepare(p: Parameters, points: pd.DataFrame | None = None) -> list[Sample]:
+    """Every (model, point) as a Sample, its question the cluster, its context the k chunks retrieval found.
+    Given the retrieved `points` (the run), each holds its exact scoring prompt; before retrieval (the plan), what
+    is known: its question and golden answer, its k, and the corpus's chunks retrieval chooses from (`pool`)."""
+    if points is not None:
+        found = [Sample(id=f"{m}:{x.point_id}", target=None, source=x, input=None,
+                        metadata={"model": m, "point_id": x.point_id, "k": len(str(getattr(x, "ranks", "")).split(",")),
+                                  "cluster": getattr(x, "question_id", x.point_id)})
+                 for m in p.models for x in points.itertuples()]
+        return [replace(s, input=SCORE.with_retrieved(s, s.source.context)) for s in found]
+    _, questions, _, chunks = read_inputs(p)
+    pool = [c.text + CHUNK_SEPARATOR for c in chunks]
+    ranks = candidate_ranks(p.top_k, p.n_positive, p.n_negative)
+    return [Sample(id=f"{m}:{q.question_id}:{candidate[:3]}", target=None, source=q, input=None,
+                   metadata={"model": m, "point_id": f"{q.question_id}:{candidate[:3]}", "k": len(picked),
+                             "pool": pool, "cluster": q.question_id})
+            for m in p.models for q in questions.itertuples() for candidate, picked in ranks.items()]
 
 
 def score_points(run: Run, points: pd.DataFrame, p: Parameters) -> pd.DataFrame:
     """Every model scores every point once; finished points are read back from the log, not rescored."""
     return run.stages(
-        prepare(points, p.models), [SCORE], Given(p), log=run.log(KEY, "scores.jsonl"),
+        prepare(p, points), [SCORE], Given(p), log=run.log(KEY, "scores.jsonl"),
         key=lambda s: (s["model"], s["point_id"], fingerprint(s["model"], LAYOUT, template("context_contains_answer"),
                                                                 s.source.context_sha1, s.source.question,
                                                                 s.source.golden_answer)),
@@ -123,11 +146,7 @@ def run_discrete(p: Parameters) -> Result:
     if not p.models:
         raise ValueError("models is empty: give at least one model spec")
     with Run(EXPERIMENT, p.run_name, parameters=asdict(p)) as run:
-        loaded = load_corpus(p.corpus)
-        questions = load_questions(p.questions_path, {d.id: d.text for d in loaded.documents})
-        questions = chosen_questions(questions, p.n_questions, p.question_ids)
-        chunker = Chunker(p.chunk_chars, "chars")
-        chunks = chunker.split(loaded.documents)
+        loaded, questions, chunker, chunks = read_inputs(p)
         index = open_corpus_index(p.store, p.corpus, chunker.name, get_embedder(p.embedder),
                                   directory=run.dir / "chroma")
         indexing = index.add(chunks)

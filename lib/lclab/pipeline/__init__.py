@@ -2,6 +2,6 @@
 (lclab.runs.runner.Run.stages) with what the run gives every stage (`Given`), and priced by the plan
 (lclab.planning.experiment_plan.planned_stages)."""
 
-from .stage import Given, Stage
+from .stage import Given, Retrieved, Stage, each_model
 
-__all__ = ["Given", "Stage"]
+__all__ = ["Given", "Retrieved", "Stage", "each_model"]

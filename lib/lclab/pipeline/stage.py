@@ -16,6 +16,8 @@ What a stage writes into its trial's row is its `write(given, sample, row)`: giv
 parameters, the judge chosen once for the run, what the run built once), the sample, and the row the earlier
 stages wrote. A first stage without one writes its answer's shared columns (lclab.runs.runner.answer_columns).
 A retrieval stage (role "retrieval") calls no model: it writes what retrieval found for a later stage to read.
+A stage whose prompt holds what retrieval finds declares it (`retrieved`): its template's slot holds k chunks of
+the texts retrieval chooses from, and the plan prices that slot the same way for every experiment.
 """
 
 from __future__ import annotations
@@ -23,8 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
+from types import SimpleNamespace
+
 from ..models import Request, complete
 from ..models.judge_choice import judge_spec
+from ..prompts import render
 
 ROLES = ("model", "judge", "retrieval")
 
@@ -40,6 +45,18 @@ class Given:
 
 
 @dataclass(frozen=True)
+class Retrieved:
+    """What retrieval puts into a stage's prompt: the template's `slot` holds `k(sample)` chunks of the sample's
+    `pool(sample)` (the texts retrieval chooses from, each as it reads in the prompt). A plan prices the slot at
+    k chunks of the pool's mean size: which chunks is retrieval's choice, and an embedding model is not run for
+    a plan."""
+
+    slot: str
+    k: Callable[[Any], int]
+    pool: Callable[[Any], list[str]]
+
+
+@dataclass(frozen=True)
 class Stage:
     """name:     the gateway stage: the accounting's row, the plan's row, the item log's step
     role:     whose model it calls: "model" (the parameter `model`, the model under test) or "judge" (the judge
@@ -51,6 +68,8 @@ class Stage:
               whole reply fills one slot
               (a stage with neither, only `write`, builds its calls from what it reads, each with its own request:
               06's claim checks; its experiment's plan prices it)
+    retrieved: what retrieval puts into the prompt (a Retrieved), with the `template` and `known` fields the rest
+              of the prompt is made of: the run builds the prompt once retrieval has found the chunks
     workers:  the parameter that sets the stage's concurrent calls (or their number: 1 for what runs one at a time)
     write:    (given, sample, row) -> the columns it adds to the row (a dict; {"error": ...} where it cannot score
               the sample); a first stage without one writes its answer's shared columns
@@ -65,6 +84,7 @@ class Stage:
     known: Callable[[Any], dict] | None = None
     slots: tuple[str, ...] = ()
     workers: str | int = "max_workers"
+    retrieved: Retrieved | None = None
     write: Callable[[Given, Any, dict], dict | None] | None = None
 
     def __post_init__(self):
@@ -81,6 +101,8 @@ class Stage:
             raise ValueError(f"stage {self.name!r} calls a model: declare its `request`")
         if self.reads is not None and not (self.template and self.known and len(self.slots) == 1):
             raise ValueError(f"stage {self.name!r} reads {self.reads!r}: declare its template, known and one slot")
+        if self.retrieved is not None and not (self.template and self.known):
+            raise ValueError(f"stage {self.name!r} holds what retrieval finds: declare its template and known fields")
         if self.reads is not None and self.write is None:
             raise ValueError(f"stage {self.name!r} reads {self.reads!r}: declare what it writes (`write`)")
 
@@ -111,6 +133,17 @@ class Stage:
         (request,) = self.requests(p)
         return complete(self.model(p), prompt, stage=self.name, request=request)
 
+    def with_retrieved(self, sample, found: str) -> str:
+        """The prompt once retrieval has found `found` (what fills the retrieved slot): the stage's template with
+        the sample's known fields, the very template the plan prices."""
+        return render(self.template, **self.known(sample), **{self.retrieved.slot: found})
+
     def but(self, **changes) -> "Stage":
         """This stage with some fields changed (the same answer asked under another name, reading another stage)."""
         return replace(self, **changes)
+
+
+def each_model(p) -> list:
+    """One arm per model of `p.models` (an experiment every model of which answers the same samples): the
+    parameters with `model` set to that model, as a stage reads them (`Stage.model`)."""
+    return [SimpleNamespace(**vars(p), model=m) for m in p.models]

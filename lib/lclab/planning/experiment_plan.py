@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from ..pipeline import Stage
 from .plan import one_at_a_time_local, plan_scope
-from .priced import Judged, Read, cached_answers, named, planned_judges, planned_replies
+from .plan import planned_embeddings
+from .priced import (Judged, Read, cached_answers, estimated, named, planned_judges, planned_replies, reply_tokens,
+                     template_prompt_tokens, text_tokens)
 from .speed import load_seconds
 
 
@@ -26,6 +28,10 @@ def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tup
         if not stage.calls_model:  # a retrieval stage: what it embeds is its experiment's embedding row
             continue
         model, requests = stage.model(p), stage.requests(p)
+        if stage.retrieved is not None:  # its prompts hold what retrieval will find: priced by the template
+            rows.append(planned_retrieved(notebook, experiment, stage, p, samples))
+            replies[stage.name] = (model, requests[0], [None] * len(samples))
+            continue
         if stage.prompt is not None:
             prompts = [stage.prompt(s) for s in samples]
             rows.append(planned_replies(notebook, experiment, stage.name, model, prompts, requests[0], reuse_prefix,
@@ -40,6 +46,26 @@ def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tup
         rows.append(planned_judges(notebook, experiment, stage, p, items,
                                    Read(stage.reads, read_model, read_request.max_tokens)))
     return rows
+
+
+def planned_retrieved(notebook: str, experiment: str, stage: Stage, p, samples: list) -> dict:
+    """The calls of a stage whose prompts hold what retrieval finds (`stage.retrieved`): each its template with
+    the known fields and the retrieved slot at k chunks of its pool's mean size under the model's tokenizer; a
+    reply at the stage's measured size (else its declared one, else its budget), a one-token reply as one."""
+    model, (request,) = stage.model(p), stage.requests(p)
+    retrieved, sizes = stage.retrieved, {}
+
+    def chunk_tokens(pool: list[str]) -> float:  # one pool is shared by many samples: counted once
+        if id(pool) not in sizes:
+            sizes[id(pool)] = (pool, text_tokens(model, pool))
+        return sizes[id(pool)][1]
+
+    prompts = [template_prompt_tokens(model, stage.template,
+                                      {retrieved.slot: retrieved.k(s) * chunk_tokens(retrieved.pool(s))},
+                                      **stage.known(s)) for s in samples]
+    reply, source = ((1, "one token") if request.max_tokens == 1 else
+                     reply_tokens(experiment, stage.name, model, request.max_tokens))
+    return estimated(notebook, stage.name, model, prompts, reply, source, request=request)
 
 
 def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
@@ -61,18 +87,20 @@ def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
 
 
 def planned_experiment(notebook: str, experiment, given) -> list[dict]:
-    """An experiment's registered sample sets (else `prepare`'s samples through `stages`) walked through their
-    stages, per arm, then the cards its judge reads."""
+    """The texts its run embeds (`embedded`), then its registered sample sets (else `prepare`'s samples through
+    `stages`) walked through their stages, per arm, then the cards its judge reads."""
     from ..experiments import SampleSet
 
     sets = (experiment.sample_sets(given) if experiment.sample_sets else
             [SampleSet(experiment.prepare(given), experiment.stages)])
-    rows = []
+    rows = [planned_embeddings(notebook, given.embedder, experiment.embedded(given))] if experiment.embedded else []
     for arm in experiment.arms(given) if experiment.arms else [given]:
         for part in sets:
             first = part.stages[0]
             reuse = part.in_order and one_at_a_time_local(first.model(arm), first.concurrency(arm))
-            got = planned_stages(notebook, experiment.name, arm, part.samples, part.stages, reuse_prefix=reuse)
+            # a sample that names its model (metadata "model": 03's points) is asked of that model's arm only
+            samples = [s for s in part.samples if getattr(s, "metadata", {}).get("model", first.model(arm)) == first.model(arm)]
+            got = planned_stages(notebook, experiment.name, arm, samples, part.stages, reuse_prefix=reuse)
             rows += [named(r, label) for r, label in zip(got, part.labels)] if part.labels else got
         rows += experiment.cards(notebook, arm) if experiment.cards else []
     return rows
