@@ -108,7 +108,7 @@ def test_a_kill_at_any_line_of_any_log_then_a_rerun_leaves_every_file_strictly_r
 
 
 KILLED_MID_PROMPT = """
-import os, signal, contextlib
+import os, signal
 import lclab.runs.prompts_log as prompts_log
 
 class HalfThenKill:
@@ -117,12 +117,8 @@ class HalfThenKill:
     def write(self, text):
         self.fh.write(text[: len(text) // 2]); self.fh.flush(); os.kill(os.getpid(), signal.SIGKILL)
 
-real = prompts_log.appending
-@contextlib.contextmanager
-def appending(path):
-    with real(path) as fh:
-        yield HalfThenKill(fh)
-prompts_log.appending = appending
+real = prompts_log.PromptLog._file  # the log as the run keeps it open, each line written to it
+prompts_log.PromptLog._file = lambda self: HalfThenKill(real(self))
 """
 
 

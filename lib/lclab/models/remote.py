@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import http.client
 import itertools
 import json
@@ -58,10 +59,11 @@ class OpenAIBackend:
         self.spec = spec
         self.replicas = [Replica(public_url(u), u, plain=can_post_plainly(u)) for u in spec.base_urls()]
         self.base_url = spec.public_base_url()
-        fallback = _tiktoken_for(spec.model)
-        # The official endpoint has no tokenize route to ask; a served model is counted by its own server.
+        # The official endpoint has no tokenize route to ask; a served model is counted by its own server, and
+        # tiktoken's encoding is loaded only where it counts.
         self.tokens = ServedTokenizer(self.replicas[0].raw_url, self.replicas[0].url, spec.model,
-                                      None if spec.base_url is None else spec.api_key(), fallback)
+                                      None if spec.base_url is None else spec.api_key(),
+                                      functools.partial(_tiktoken_for, spec.model))
         if spec.base_url is None:
             self.tokens.dialect = "tiktoken"
         self._turn = itertools.count()

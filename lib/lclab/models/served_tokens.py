@@ -46,8 +46,16 @@ class ServedTokenizer:
         self.public_root = public_url.rstrip("/").removesuffix("/v1")
         self.model = model
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.fallback = fallback  # (name, tiktoken encoding)
+        self._fallback = fallback  # (name, tiktoken encoding), or what makes it
         self._lock = threading.Lock()
+        self._writing = threading.Lock()  # held by the one thread appending kept counts to the store
+        self._unwritten: list[str] = []
+
+    @cached_property
+    def fallback(self) -> tuple:
+        """(name, tiktoken encoding): what counts where the server cannot. Made at first use: loading the encoding
+        took 0.6 s of a cold run that counts every prompt on its server."""
+        return self._fallback() if callable(self._fallback) else self._fallback
 
     @cached_property
     def _store_path(self) -> Path:
@@ -79,9 +87,29 @@ class ServedTokenizer:
         if n is not None:
             with self._lock:
                 self._kept[key] = n
-                with appending(self._store_path) as fh:  # shared by processes: locked, its cut line repaired
-                    fh.write(json.dumps([key, n]) + "\n")
+                self._unwritten.append(json.dumps([key, n]) + "\n")
+            self._write_kept()
         return n
+
+    def _write_kept(self) -> None:
+        """The counts not on disk yet, appended by one thread at a time. Each append locks the shared file and
+        checks its last line (~0.7 ms): one per count, under the lock, made 64 threads filling 09's budgets
+        wait on each other for 1.9 of their 2.4 s. Now the thread that writes takes every count made meanwhile;
+        one that finds another writing leaves its count to it (the writer looks again before it lets go)."""
+        while self._writing.acquire(blocking=False):
+            try:
+                while True:
+                    with self._lock:
+                        lines, self._unwritten = self._unwritten, []
+                    if not lines:
+                        break
+                    with appending(self._store_path) as fh:  # shared by processes: locked, its cut line repaired
+                        fh.write("".join(lines))
+            finally:
+                self._writing.release()
+            with self._lock:  # a count kept between the last look and the release: written by this thread too
+                if not self._unwritten:
+                    return
 
     @cached_property
     def _http(self) -> httpx.Client:

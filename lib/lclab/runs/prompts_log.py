@@ -29,6 +29,7 @@ class PromptLog:
     def __init__(self, log: ItemLog):
         self.path = prompts_path(log)
         self._lock = threading.Lock()
+        self._open = None
         self._seen = {(json.dumps(r["key"], sort_keys=True), r["stage"], r["prompt_sha256"]) for r in read(self.path)}
 
     @contextlib.contextmanager
@@ -47,11 +48,27 @@ class PromptLog:
                 same = prompt == sample_input
                 line = {"key": json.loads(named), "stage": stage, "model": model, "prompt_sha256": sha,
                         **({"as_input": True} if same else {"prompt": prompt})}
-                with appending(self.path) as fh:  # a line a kill cut short moved aside first (recoveries)
-                    fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+                self._file().write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+                self._open.flush()  # on disk before the call: a kill mid-call leaves its prompt on record
 
         with listening(heard):
             yield
+
+    def _file(self):
+        """The log, opened at its first line and kept open (held under self._lock): opening it, locking it and
+        checking its last line for every call cost 0.3-0.7 ms per call against a fast server, one call at a
+        time. Its last line is repaired once, before the first line is appended (a kill cut it short)."""
+        if self._open is None:
+            with appending(self.path):
+                pass
+            self._open = open(self.path, "a", encoding="utf-8")
+        return self._open
+
+    def close(self) -> None:
+        with self._lock:
+            if self._open is not None:
+                self._open.close()
+                self._open = None
 
 
 def read(path: Path | None) -> list[dict]:

@@ -3,6 +3,7 @@ every pending trial through them (lclab.runs.runner.Run.stages is where experime
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Callable, Generic, Sequence, TypeVar
 
@@ -68,24 +69,25 @@ def run_trials(trials: Sequence[T], *, log: ItemLog, key: Callable[[T], tuple], 
     done = log.done()
     pending = [t for t in trials if key(t) not in done]
     rows = [{**dict(zip(log.key, key(t))), **describe(t), "error": None} for t in pending]
-    alive, prompts = list(range(len(pending))), PromptLog(log)  # every call's prompt on disk before the call
-    for n, step in enumerate(steps):
-        def work(i: int, step: Step = step, last: bool = n == len(steps) - 1) -> bool:
-            """Run one step of trial i; True when the trial goes on to the next step."""
-            try:
-                with prompts.recording(dict(zip(log.key, key(pending[i]))), getattr(pending[i], "input", None)):
-                    rows[i].update(step.fn(pending[i], rows[i]) or {})
-            except stop_on:
-                raise
-            except ITEM_ERRORS as err:  # recorded in the row, never scored; anything else is a bug and stops
-                rows[i]["error"] = f"{step.name}: {type(err).__name__}: {err}"
-            if last or rows[i]["error"]:
-                log.append(rows[i])
-                return False
-            return True
+    alive = list(range(len(pending)))
+    with closing(PromptLog(log)) as prompts:  # every call's prompt on disk before the call
+        for n, step in enumerate(steps):
+            def work(i: int, step: Step = step, last: bool = n == len(steps) - 1) -> bool:
+                """Run one step of trial i; True when the trial goes on to the next step."""
+                try:
+                    with prompts.recording(dict(zip(log.key, key(pending[i]))), getattr(pending[i], "input", None)):
+                        rows[i].update(step.fn(pending[i], rows[i]) or {})
+                except stop_on:
+                    raise
+                except ITEM_ERRORS as err:  # recorded in the row, never scored; anything else is a bug and stops
+                    rows[i]["error"] = f"{step.name}: {type(err).__name__}: {err}"
+                if last or rows[i]["error"]:
+                    log.append(rows[i])
+                    return False
+                return True
 
-        # Whatever escapes `work` is not the item's doing: it stops the run, never drops a row without a word.
-        with log.appending():
-            outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
-        alive = [o.item for o in outcomes if o.value]
+            # Whatever escapes `work` is not the item's doing: it stops the run, never drops a row without a word.
+            with log.appending():
+                outcomes = map_items(work, alive, step.workers, desc=step.name, quiet=quiet, stop_on=(Exception,))
+            alive = [o.item for o in outcomes if o.value]
     return log.latest(key(t) for t in trials), len(trials) - len(pending)
