@@ -142,3 +142,19 @@ def test_a_served_count_goes_through_once_then_comes_from_the_store(server, tmp_
     assert counter().count_prompt(messages) == 100 and len(server.requests) == asked  # from the disk store
     assert all(r["headers"]["Authorization"] == "Bearer secret-key" for r in server.requests)
     assert "secret-key" not in "".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file())
+
+
+def test_counts_made_by_many_threads_at_once_are_each_stored_once(server, tmp_path, monkeypatch):
+    """Threads counting at once leave the disk store to whichever is writing: every count lands, once, whole."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))
+    counter = ServedTokenizer(server.root + "/v1", server.root + "/v1", "m", None, ("tiktoken", None))
+    texts = [[{"role": "user", "content": "y" * (4 * n)}] for n in range(1, 81)]
+    with ThreadPoolExecutor(16) as pool:
+        assert list(pool.map(counter.count_prompt, texts)) == list(range(1, 81))
+    lines = counter._store_path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 80 and sorted(json.loads(line)[1] for line in lines) == list(range(1, 81))
+    asked = len(server.requests)
+    again = ServedTokenizer(server.root + "/v1", server.root + "/v1", "m", None, ("tiktoken", None))
+    assert [again.count_prompt(t) for t in texts] == list(range(1, 81)) and len(server.requests) == asked
