@@ -83,12 +83,17 @@ class SampleSet:
     labels:    each stage's plan-row name, where several sets ask the same gateway stage (None: the stage's own)
     in_order:  the run sends this set's first prompts one at a time in this order, so a local model's KV cache
                keeps the prefix each shares with the one before (the plan prices that reuse)
+    held:      instead, per sample, what the model read just before its first call (02: another set's prompt)
+    repeated:  the share of its first stage's calls that are calls of a set planned before (02's Self-Route
+               asks RAG's own prompt first): cache hits by the time it runs
     """
 
     samples: list
     stages: tuple
     labels: tuple[str, ...] | None = None
     in_order: bool = True
+    held: list | None = None
+    repeated: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -124,8 +129,8 @@ class Experiment:
                      `stages` (None: that one set)
     cards:           (notebook, parameters) -> the plan rows of the cards on the shipped texts its judge reads
                      (lclab.scoring.judge_card.card_rows: by kind, for its judge stage)
-    embedded:        parameters -> the texts its run embeds (the chunks it indexes, the queries it searches
-                     with), priced by the plan's first row under the parameters' `embedder`
+    embedded:        (parameters, its sample sets) -> the texts its run embeds (the chunks it indexes, the
+                     queries it searches with), priced by the plan's first row under the parameters' `embedder`
     """
 
     name: str
@@ -143,7 +148,7 @@ class Experiment:
     arms: Callable[[Any], list] | None = None
     sample_sets: Callable[[Any], list[SampleSet]] | None = None
     cards: Callable[[str, Any], list[dict]] | None = None
-    embedded: Callable[[Any], list[str]] | None = None
+    embedded: Callable[[Any, list], list[str]] | None = None
     description: str = ""
 
     def declared(self, values: dict) -> Any:

@@ -11,7 +11,7 @@ from .parameters import Parameters
 from .run import EXPERIMENT, SCORE, prepare, read_inputs, run_discrete
 
 
-def embedded(p: Parameters) -> list[str]:
+def embedded(p: Parameters, sets: list) -> list[str]:
     """The corpus indexed and every question searched with."""
     _, questions, _, chunks = read_inputs(p)
     return [c.text for c in chunks] + list(questions["question"])

@@ -49,11 +49,15 @@ class Retrieved:
     """What retrieval puts into a stage's prompt: the template's `slot` holds `k(sample)` chunks of the sample's
     `pool(sample)` (the texts retrieval chooses from, each as it reads in the prompt). A plan prices the slot at
     k chunks of the pool's mean size: which chunks is retrieval's choice, and an embedding model is not run for
-    a plan."""
+    a plan. `pool` gives the chunks' texts, `piece` how one reads in the prompt (its heading)."""
 
     slot: str
     k: Callable[[Any], int]
     pool: Callable[[Any], list[str]]
+    piece: Callable[[str], str] = lambda text: text  # noqa: E731  (one chunk as it reads in the prompt)
+    # sample -> the chunks its prompt starts with that the call before it read (asked one at a time, a local
+    # model's KV cache keeps them): None where calls share only the template's opening
+    shared: Callable[[Any], int] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,8 @@ class Stage:
               06's claim checks; its experiment's plan prices it)
     retrieved: what retrieval puts into the prompt (a Retrieved), with the `template` and `known` fields the rest
               of the prompt is made of: the run builds the prompt once retrieval has found the chunks
+    asks:     sample -> whether the stage is asked for it (None: every sample): the correctness judge asks
+              none for a sample without a gold answer
     workers:  the parameter that sets the stage's concurrent calls (or their number: 1 for what runs one at a time)
     write:    (given, sample, row) -> the columns it adds to the row (a dict; {"error": ...} where it cannot score
               the sample); a first stage without one writes its answer's shared columns
@@ -85,6 +91,7 @@ class Stage:
     slots: tuple[str, ...] = ()
     workers: str | int = "max_workers"
     retrieved: Retrieved | None = None
+    asks: Callable[[Any], bool] | None = None
     write: Callable[[Given, Any, dict], dict | None] | None = None
 
     def __post_init__(self):
@@ -137,6 +144,9 @@ class Stage:
         """The prompt once retrieval has found `found` (what fills the retrieved slot): the stage's template with
         the sample's known fields, the very template the plan prices."""
         return render(self.template, **self.known(sample), **{self.retrieved.slot: found})
+
+    def asked(self, sample) -> bool:
+        return self.asks is None or bool(self.asks(sample))
 
     def but(self, **changes) -> "Stage":
         """This stage with some fields changed (the same answer asked under another name, reading another stage)."""

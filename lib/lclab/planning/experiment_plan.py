@@ -18,54 +18,78 @@ from .speed import load_seconds
 
 
 def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tuple[Stage, ...],
-                   reuse_prefix: bool = False, held: list | None = None) -> list[dict]:
-    """One plan row per stage, in order, for `samples` under parameters `p` (the declared Parameters).
+                   reuse_prefix: bool = False, held: list | None = None, repeated: float = 0.0) -> list[dict | None]:
+    """One plan row per model-calling stage, in order, for `samples` under parameters `p` (the declared
+    Parameters); None for a stage asked of none of them (`Stage.asks`).
     `reuse_prefix`: the first stage's prompts reach a local model one at a time in this order (its KV cache keeps
     the prefix each shares with the one before); `held`: instead, per sample, what the model read just before its
-    first stage's call (plan.planned_answers)."""
+    first stage's call (plan.planned_answers); `repeated`: the share of a first stage's calls that repeat calls
+    planned before (their prompts are another set's: cache hits by then)."""
     rows, replies = [], {}
     for stage in stages:
         if not stage.calls_model:  # a retrieval stage: what it embeds is its experiment's embedding row
             continue
         model, requests = stage.model(p), stage.requests(p)
+        asked = [s for s in samples if stage.asked(s)]
         if stage.retrieved is not None:  # its prompts hold what retrieval will find: priced by the template
-            rows.append(planned_retrieved(notebook, experiment, stage, p, samples))
-            replies[stage.name] = (model, requests[0], [None] * len(samples))
+            rows.append(planned_retrieved(notebook, experiment, stage, p, asked, reuse_prefix, repeated))
+            replies[stage.name] = (model, requests[0], {id(s): None for s in asked})
             continue
         if stage.prompt is not None:
-            prompts = [stage.prompt(s) for s in samples]
+            prompts = [stage.prompt(s) for s in asked]
             rows.append(planned_replies(notebook, experiment, stage.name, model, prompts, requests[0], reuse_prefix,
                                         held if stage is stages[0] else None))
-            replies[stage.name] = (model, requests[0], cached_answers(model, prompts, requests[0]))
+            answers = cached_answers(model, prompts, requests[0])
+            replies[stage.name] = (model, requests[0], {id(s): a for s, a in zip(asked, answers)})
             continue
         if stage.reads not in replies:
             raise ValueError(f"stage {stage.name!r} reads {stage.reads!r}, which no earlier stage of the plan answers")
         read_model, read_request, answers = replies[stage.reads]
-        items = [Judged(stage.known(s), None if a is None else {stage.slots[0]: a})
-                 for s, a in zip(samples, answers)]
+        items = [Judged(stage.known(s), None if answers.get(id(s)) is None else {stage.slots[0]: answers[id(s)]})
+                 for s in asked]
         rows.append(planned_judges(notebook, experiment, stage, p, items,
-                                   Read(stage.reads, read_model, read_request.max_tokens)))
+                                   Read(stage.reads, read_model, read_request.max_tokens)) if items else None)
     return rows
 
 
-def planned_retrieved(notebook: str, experiment: str, stage: Stage, p, samples: list) -> dict:
+def planned_retrieved(notebook: str, experiment: str, stage: Stage, p, samples: list, reuse_prefix: bool = False,
+                      repeated: float = 0.0) -> dict:
     """The calls of a stage whose prompts hold what retrieval finds (`stage.retrieved`): each its template with
     the known fields and the retrieved slot at k chunks of its pool's mean size under the model's tokenizer; a
-    reply at the stage's measured size (else its declared one, else its budget), a one-token reply as one."""
+    reply at the stage's measured size (else its declared one, else its budget), a one-token reply as one.
+    `reuse_prefix` and a declared `shared`: each call keeps, from the one before, the template's opening and the
+    chunks it shares with it."""
     model, (request,) = stage.model(p), stage.requests(p)
     retrieved, sizes = stage.retrieved, {}
 
-    def chunk_tokens(pool: list[str]) -> float:  # one pool is shared by many samples: counted once
+    def chunk_tokens(s) -> float:  # one pool is shared by many samples: counted once
+        pool = retrieved.pool(s)
         if id(pool) not in sizes:
-            sizes[id(pool)] = (pool, text_tokens(model, pool))
+            sizes[id(pool)] = (pool, text_tokens(model, [retrieved.piece(t) for t in pool]))
         return sizes[id(pool)][1]
 
-    prompts = [template_prompt_tokens(model, stage.template,
-                                      {retrieved.slot: retrieved.k(s) * chunk_tokens(retrieved.pool(s))},
+    prompts = [template_prompt_tokens(model, stage.template, {retrieved.slot: retrieved.k(s) * chunk_tokens(s)},
                                       **stage.known(s)) for s in samples]
+    kept = None
+    if reuse_prefix and retrieved.shared is not None and samples:
+        opening, bare = _openings(model, stage, samples[0])
+        kept = [bare + n * chunk_tokens(s) if n else opening for s in samples for n in [retrieved.shared(s)]]
     reply, source = ((1, "one token") if request.max_tokens == 1 else
                      reply_tokens(experiment, stage.name, model, request.max_tokens))
-    return estimated(notebook, stage.name, model, prompts, reply, source, request=request)
+    return estimated(notebook, stage.name, model, prompts, reply, source, repeated=repeated, request=request,
+                     kept=kept)
+
+
+def _openings(model: str, stage: Stage, sample) -> tuple[int, int]:
+    """(the tokens two of the stage's prompts share when their retrieved chunks differ: up to the first chunk's
+    text, its heading included; the same without the heading): what a call keeps of the one before it."""
+    from ..models.backends import shared_prefix_tokens
+
+    def prompt(text: str, piece: bool = True) -> str:
+        return stage.with_retrieved(sample, stage.retrieved.piece(text) if piece else text)
+
+    return (shared_prefix_tokens(model, prompt("alpha"), prompt("beta")),
+            shared_prefix_tokens(model, prompt("alpha", False), prompt("beta", False)))
 
 
 def plan_notebook(notebook: str, params: dict, defaults: dict) -> list[dict]:
@@ -93,15 +117,19 @@ def planned_experiment(notebook: str, experiment, given) -> list[dict]:
 
     sets = (experiment.sample_sets(given) if experiment.sample_sets else
             [SampleSet(experiment.prepare(given), experiment.stages)])
-    rows = [planned_embeddings(notebook, given.embedder, experiment.embedded(given))] if experiment.embedded else []
+    rows = ([planned_embeddings(notebook, given.embedder, experiment.embedded(given, sets))]
+            if experiment.embedded else [])
     for arm in experiment.arms(given) if experiment.arms else [given]:
         for part in sets:
             first = part.stages[0]
             reuse = part.in_order and one_at_a_time_local(first.model(arm), first.concurrency(arm))
             # a sample that names its model (metadata "model": 03's points) is asked of that model's arm only
-            samples = [s for s in part.samples if getattr(s, "metadata", {}).get("model", first.model(arm)) == first.model(arm)]
-            got = planned_stages(notebook, experiment.name, arm, samples, part.stages, reuse_prefix=reuse)
-            rows += [named(r, label) for r, label in zip(got, part.labels)] if part.labels else got
+            samples = [s for s in part.samples
+                       if getattr(s, "metadata", {}).get("model", first.model(arm)) == first.model(arm)]
+            got = planned_stages(notebook, experiment.name, arm, samples, part.stages, reuse, part.held,
+                                 part.repeated)
+            rows += [named(r, label) if part.labels else r
+                     for r, label in zip(got, part.labels or got) if r is not None]
         rows += experiment.cards(notebook, arm) if experiment.cards else []
     return rows
 

@@ -35,10 +35,14 @@ class Step(Generic[T]):
 
     @classmethod
     def of(cls, stage: Stage, given: Given) -> "Step":
-        """The declared `stage` as run under `given`: its `write`, or a first stage's answer columns."""
-        if stage.write is not None:
-            return cls(stage.name, lambda s, row: stage.write(given, s, row), stage.concurrency(given.p))
-        return cls(stage.name, lambda s, row: answer_columns(stage.ask(given.p, s)), stage.concurrency(given.p))
+        """The declared `stage` as run under `given`: its `write`, or a first stage's answer columns; nothing for
+        a sample it does not ask (`stage.asks`)."""
+        def fn(s, row: dict) -> dict | None:
+            if not stage.asked(s):
+                return {}
+            return stage.write(given, s, row) if stage.write is not None else answer_columns(stage.ask(given.p, s))
+
+        return cls(stage.name, fn, stage.concurrency(given.p))
 
 
 def answer_columns(reply) -> dict:

@@ -166,11 +166,7 @@ def correctness_judge(reads: str = "answer") -> Stage:
     stage = CORRECTNESS.declared(reads, answered_by_sample,
                                  write=lambda verdict, item: correctness_columns(verdict, item["response"],
                                                                                  item["reference"]))
-
-    def judged(given, sample, row: dict) -> dict:
-        return {} if sample.metadata.get("answerable") is False else stage.write(given, sample, row)
-
-    return stage.but(write=judged)
+    return stage.but(asks=lambda sample: sample.metadata.get("answerable") is not False)
 
 
 def correctness_columns(verdict: Score, response: str, gold_answer: str) -> dict:
