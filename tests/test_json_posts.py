@@ -158,3 +158,22 @@ def test_counts_made_by_many_threads_at_once_are_each_stored_once(server, tmp_pa
     asked = len(server.requests)
     again = ServedTokenizer(server.root + "/v1", server.root + "/v1", "m", None, ("tiktoken", None))
     assert [again.count_prompt(t) for t in texts] == list(range(1, 81)) and len(server.requests) == asked
+
+
+def test_a_count_store_that_cannot_be_written_says_so_and_keeps_the_counts_for_the_next_write(server, tmp_path,
+                                                                                             monkeypatch):
+    import lclab.models.served_tokens as served
+
+    monkeypatch.setenv("LCLAB_CACHE_DIR", str(tmp_path))
+    counter = ServedTokenizer(server.root + "/v1", server.root + "/v1", "m", None, ("tiktoken", None))
+    real = served.appending
+
+    def full_disk(path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(served, "appending", full_disk)
+    with pytest.raises(OSError, match="No space"):
+        counter.count_prompt([{"role": "user", "content": "y" * 8}])
+    monkeypatch.setattr(served, "appending", real)
+    assert counter.count_prompt([{"role": "user", "content": "y" * 12}]) == 3
+    assert sorted(json.loads(line)[1] for line in counter._store_path.read_text().splitlines()) == [2, 3]

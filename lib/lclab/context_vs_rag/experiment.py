@@ -16,7 +16,8 @@ from .run import EXPERIMENT, document_sets, prepare, run_context_vs_rag
 from .stages import ANSWER, JUDGE, retrieving_answer
 
 # Each retrieving arm: the plan rows' name, and whether its prompt always says what to reply when the chunks do not
-# answer (Self-Route's first call: its route is that reply).
+# answer (Self-Route's first call: its route is that reply). That arm is priced with no KV-cache reuse, as its
+# calls follow the long context's fallbacks in no order the plan can foresee.
 ARMS = {"rag": ("RAG", False), "frontier": ("RAG at the frontier's other k", False),
         "self_route": ("Self-Route, chunks first", True)}
 
@@ -57,7 +58,7 @@ def sample_sets(p: Parameters) -> list[SampleSet]:
         # unanswerable sets are on), that first call is RAG's own prompt: a cache hit, no time.
         same_as_rag = says_if_absent and if_absent == IF_ABSENT
         stage = retrieving_answer(IF_ABSENT if says_if_absent else if_absent, pools,
-                                  None if says_if_absent else _shared(mine, p.top_k))
+                                  None if says_if_absent else _shared(mine, p.top_k, pools))
         sets.append(SampleSet(mine, (stage, JUDGE), (f"answer, {label}" + (" = RAG's calls" if same_as_rag else ""),
                                                      f"judge, {label}"), repeated=1.0 if same_as_rag else 0.0))
     if p.closed_book:  # the run's own closed-book samples: exact prompts, a judge call each
@@ -66,14 +67,15 @@ def sample_sets(p: Parameters) -> list[SampleSet]:
     return sets
 
 
-def _shared(mine: list, top_k: int) -> callable:
+def _shared(mine: list, top_k: int, pools: dict) -> callable:
     """Per retrieving call, the chunks it shares with the call just before it: the run answers a set's methods
     back to back (long context, RAG, the frontier's other k: as_samples), so one of the other k shares the chunks
     of the k asked just before it (RAG's top_k first); RAG's own call shares none (only the template's opening)."""
     asked, shared = {}, {}
     for s in mine:
-        shared[id(s)] = min(s["k"], asked.get(id(s.source), top_k)) if s["method"].startswith("rag@") else 0
-        asked[id(s.source)] = s["k"]
+        k = min(s["k"], len(pools[id(s.source)]))  # a set with fewer chunks returns them all
+        shared[id(s)] = min(k, asked.get(id(s.source), top_k)) if s["method"].startswith("rag@") else 0
+        asked[id(s.source)] = k
     return lambda s: shared[id(s)]
 
 

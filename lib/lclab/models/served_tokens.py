@@ -103,8 +103,13 @@ class ServedTokenizer:
                         lines, self._unwritten = self._unwritten, []
                     if not lines:
                         break
-                    with appending(self._store_path) as fh:  # shared by processes: locked, its cut line repaired
-                        fh.write("".join(lines))
+                    try:
+                        with appending(self._store_path) as fh:  # shared by processes: locked, its cut line repaired
+                            fh.write("".join(lines))
+                    except OSError:  # kept for the next write (they are in memory meanwhile); the writer is told
+                        with self._lock:
+                            self._unwritten[:0] = lines
+                        raise
             finally:
                 self._writing.release()
             with self._lock:  # a count kept between the last look and the release: written by this thread too

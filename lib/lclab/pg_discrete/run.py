@@ -77,11 +77,11 @@ def read_inputs(p: Parameters) -> tuple:
 def prepare(p: Parameters, points: pd.DataFrame | None = None) -> list[Sample]:
     """Every (model, point) as a Sample, its question the cluster, its context the k chunks retrieval found.
     Given the retrieved `points` (the run), each holds its exact scoring prompt; before retrieval (the plan), what
-    is known: its question and golden answer, its k, and the corpus's chunks retrieval chooses from (`pool`)."""
+    is known: its question and golden answer, its k, and the corpus's chunks retrieval chooses from (`pool`), each
+    with the separator that joins them."""
     if points is not None:
         found = [Sample(id=f"{m}:{x.point_id}", target=None, source=x, input=None,
-                        metadata={"model": m, "point_id": x.point_id, "k": len(str(getattr(x, "ranks", "")).split(",")),
-                                  "cluster": getattr(x, "question_id", x.point_id)})
+                        metadata={"model": m, "point_id": x.point_id, "cluster": getattr(x, "question_id", x.point_id)})
                  for m in p.models for x in points.itertuples()]
         return [replace(s, input=SCORE.with_retrieved(s, s.source.context)) for s in found]
     _, questions, _, chunks = read_inputs(p)

@@ -49,14 +49,16 @@ class Retrieved:
     """What retrieval puts into a stage's prompt: the template's `slot` holds `k(sample)` chunks of the sample's
     `pool(sample)` (the texts retrieval chooses from, each as it reads in the prompt). A plan prices the slot at
     k chunks of the pool's mean size: which chunks is retrieval's choice, and an embedding model is not run for
-    a plan. `pool` gives the chunks' texts, `piece` how one reads in the prompt (its heading)."""
+    a plan. `pool` gives the texts of the chunks retrieval chooses from, `piece` how one of them reads in the
+    prompt (under its heading, or with its separator)."""
 
     slot: str
     k: Callable[[Any], int]
     pool: Callable[[Any], list[str]]
-    piece: Callable[[str], str] = lambda text: text  # noqa: E731  (one chunk as it reads in the prompt)
-    # sample -> the chunks its prompt starts with that the call before it read (asked one at a time, a local
-    # model's KV cache keeps them): None where calls share only the template's opening
+    piece: Callable[[str], str] = lambda text: text  # noqa: E731  (one chunk's text as it reads in the prompt)
+    # sample -> the chunks its prompt starts with that the call before it read: asked one at a time, a local
+    # model's KV cache keeps them and the template's opening (0: the opening only). None: the plan prices no
+    # reuse at all (every token of every call read)
     shared: Callable[[Any], int] | None = None
 
 
@@ -74,8 +76,8 @@ class Stage:
               06's claim checks; its experiment's plan prices it)
     retrieved: what retrieval puts into the prompt (a Retrieved), with the `template` and `known` fields the rest
               of the prompt is made of: the run builds the prompt once retrieval has found the chunks
-    asks:     sample -> whether the stage is asked for it (None: every sample): the correctness judge asks
-              none for a sample without a gold answer
+    when:     sample -> whether the stage is asked for it (None: every sample): the correctness judge is not
+              asked for a sample without a gold answer
     workers:  the parameter that sets the stage's concurrent calls (or their number: 1 for what runs one at a time)
     write:    (given, sample, row) -> the columns it adds to the row (a dict; {"error": ...} where it cannot score
               the sample); a first stage without one writes its answer's shared columns
@@ -91,7 +93,7 @@ class Stage:
     slots: tuple[str, ...] = ()
     workers: str | int = "max_workers"
     retrieved: Retrieved | None = None
-    asks: Callable[[Any], bool] | None = None
+    when: Callable[[Any], bool] | None = None
     write: Callable[[Given, Any, dict], dict | None] | None = None
 
     def __post_init__(self):
@@ -146,7 +148,7 @@ class Stage:
         return render(self.template, **self.known(sample), **{self.retrieved.slot: found})
 
     def asked(self, sample) -> bool:
-        return self.asks is None or bool(self.asks(sample))
+        return self.when is None or bool(self.when(sample))
 
     def but(self, **changes) -> "Stage":
         """This stage with some fields changed (the same answer asked under another name, reading another stage)."""

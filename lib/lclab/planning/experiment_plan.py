@@ -20,11 +20,12 @@ from .speed import load_seconds
 def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tuple[Stage, ...],
                    reuse_prefix: bool = False, held: list | None = None, repeated: float = 0.0) -> list[dict | None]:
     """One plan row per model-calling stage, in order, for `samples` under parameters `p` (the declared
-    Parameters); None for a stage asked of none of them (`Stage.asks`).
+    Parameters), each stage over the samples it is asked for (`Stage.when`); None for a reading stage (a judge)
+    asked for none of them.
     `reuse_prefix`: the first stage's prompts reach a local model one at a time in this order (its KV cache keeps
     the prefix each shares with the one before); `held`: instead, per sample, what the model read just before its
-    first stage's call (plan.planned_answers); `repeated`: the share of a first stage's calls that repeat calls
-    planned before (their prompts are another set's: cache hits by then)."""
+    first stage's call (plan.planned_answers); `repeated`: the share of the calls of a stage priced by its template
+    (`retrieved`) that repeat calls planned before (their prompts are another set's: cache hits by then)."""
     rows, replies = [], {}
     for stage in stages:
         if not stage.calls_model:  # a retrieval stage: what it embeds is its experiment's embedding row
@@ -37,8 +38,9 @@ def planned_stages(notebook: str, experiment: str, p, samples: list, stages: tup
             continue
         if stage.prompt is not None:
             prompts = [stage.prompt(s) for s in asked]
+            before = [h for s, h in zip(samples, held) if stage.asked(s)] if held and stage is stages[0] else None
             rows.append(planned_replies(notebook, experiment, stage.name, model, prompts, requests[0], reuse_prefix,
-                                        held if stage is stages[0] else None))
+                                        before))
             answers = cached_answers(model, prompts, requests[0])
             replies[stage.name] = (model, requests[0], {id(s): a for s, a in zip(asked, answers)})
             continue
@@ -73,7 +75,8 @@ def planned_retrieved(notebook: str, experiment: str, stage: Stage, p, samples: 
     kept = None
     if reuse_prefix and retrieved.shared is not None and samples:
         opening, bare = _openings(model, stage, samples[0])
-        kept = [bare + n * chunk_tokens(s) if n else opening for s in samples for n in [retrieved.shared(s)]]
+        kept = [bare + n * chunk_tokens(s) if n else opening
+                for s in samples for n in [min(retrieved.shared(s), retrieved.k(s))]]
     reply, source = ((1, "one token") if request.max_tokens == 1 else
                      reply_tokens(experiment, stage.name, model, request.max_tokens))
     return estimated(notebook, stage.name, model, prompts, reply, source, repeated=repeated, request=request,
@@ -124,10 +127,11 @@ def planned_experiment(notebook: str, experiment, given) -> list[dict]:
             first = part.stages[0]
             reuse = part.in_order and one_at_a_time_local(first.model(arm), first.concurrency(arm))
             # a sample that names its model (metadata "model": 03's points) is asked of that model's arm only
-            samples = [s for s in part.samples
-                       if getattr(s, "metadata", {}).get("model", first.model(arm)) == first.model(arm)]
-            got = planned_stages(notebook, experiment.name, arm, samples, part.stages, reuse, part.held,
-                                 part.repeated)
+            mine = [getattr(s, "metadata", {}).get("model", first.model(arm)) == first.model(arm)
+                    for s in part.samples]
+            samples = [s for s, m in zip(part.samples, mine) if m]
+            held = [h for h, m in zip(part.held, mine) if m] if part.held else None
+            got = planned_stages(notebook, experiment.name, arm, samples, part.stages, reuse, held, part.repeated)
             rows += [named(r, label) if part.labels else r
                      for r, label in zip(got, part.labels or got) if r is not None]
         rows += experiment.cards(notebook, arm) if experiment.cards else []

@@ -36,7 +36,7 @@ class Step(Generic[T]):
     @classmethod
     def of(cls, stage: Stage, given: Given) -> "Step":
         """The declared `stage` as run under `given`: its `write`, or a first stage's answer columns; nothing for
-        a sample it does not ask (`stage.asks`)."""
+        a sample it is not asked for (`stage.when`)."""
         def fn(s, row: dict) -> dict | None:
             if not stage.asked(s):
                 return {}

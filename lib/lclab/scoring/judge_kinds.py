@@ -166,7 +166,7 @@ def correctness_judge(reads: str = "answer") -> Stage:
     stage = CORRECTNESS.declared(reads, answered_by_sample,
                                  write=lambda verdict, item: correctness_columns(verdict, item["response"],
                                                                                  item["reference"]))
-    return stage.but(asks=lambda sample: sample.metadata.get("answerable") is not False)
+    return stage.but(when=lambda sample: sample.metadata.get("answerable") is not False)
 
 
 def correctness_columns(verdict: Score, response: str, gold_answer: str) -> dict:
