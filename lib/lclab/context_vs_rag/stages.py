@@ -17,10 +17,11 @@ ANSWER = Stage("answer", request=lambda p: Request(max_tokens=p.max_answer_token
 JUDGE = correctness_judge(reads=ANSWER.name)
 
 
-def retrieving_answer(if_absent: str, pools: dict, shared: Callable | None = None) -> Stage:
-    """A retrieving arm's answer as the plan prices it: the answer template with the question, `if_absent`, and
-    the k chunks of its set (`pools`: each document set's chunk texts by id) retrieval finds, each under its
-    document heading; `shared`: per sample, the chunks it shares with the call just before it."""
+def retrieving_answer(if_absent: str, pools: dict | None = None, shared: Callable | None = None) -> Stage:
+    """A retrieving arm's answer, as the run builds its prompt (`with_retrieved`: steps.answered) and the plan
+    prices it: the answer template with the question, `if_absent`, and the k chunks of its set (`pools`: each
+    document set's chunk texts by id, what the plan reads) retrieval finds, each under its document heading;
+    `shared`: per sample, the chunks it shares with the call just before it."""
     return ANSWER.but(template="answer_with_documents",
                       known=lambda s: {"question": s.source.question, "if_absent": if_absent},
                       retrieved=Retrieved("documents", k=lambda s: min(s["k"], len(pools[id(s.source)])),

@@ -19,9 +19,9 @@ from ..runs.runner import answer_columns
 from ..runs.samples import Sample
 from ..scoring.judges import JUDGE
 from ..scoring.refusal import refusal_cue
-from ..text.context import IF_ABSENT, answer_prompt
+from ..text.context import IF_ABSENT, answer_prompt, format_documents
 from .sets import DocumentSet, retrieve
-from .stages import ANSWER, JUDGE as JUDGED
+from .stages import ANSWER, JUDGE as JUDGED, retrieving_answer
 
 
 def retrieval_columns(doc_set: DocumentSet, got: dict) -> dict:
@@ -86,10 +86,11 @@ def answered(given: Given, sample: Sample, row: dict) -> dict:
         return t.columns(t.complete(sample.input)) | {"position": doc_set.answer_position()}
     chunks = {c.chunk_id: c for c in t.chunker.split(doc_set.docs)}
     read = [chunks[i] for i in row["retrieved"]]
+    found = format_documents(read)  # the chunks in rank order, each under its heading: the declared slot's text
     if method != "self_route":
-        return (t.columns(t.complete(answer_prompt(read, doc_set.question, t.if_absent)))
+        return (t.columns(t.complete(retrieving_answer(t.if_absent).with_retrieved(sample, found)))
                 | {"position": doc_set.answer_position(read)})
-    first = t.complete(answer_prompt(read, doc_set.question, IF_ABSENT))
+    first = t.complete(retrieving_answer(IF_ABSENT).with_retrieved(sample, found))
     routed = refusal_cue(first.text).value == 1.0
     final = t.complete(answer_prompt(doc_set.docs, doc_set.question, t.if_absent)) if routed else first
     return {**t.columns(final), "routed": routed, "route_reply": first.text,

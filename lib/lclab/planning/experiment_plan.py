@@ -67,7 +67,7 @@ def planned_retrieved(notebook: str, experiment: str, stage: Stage, p, samples: 
     def chunk_tokens(s) -> float:  # one pool is shared by many samples: counted once
         pool = retrieved.pool(s)
         if id(pool) not in sizes:
-            sizes[id(pool)] = (pool, text_tokens(model, [retrieved.piece(t) for t in pool]))
+            sizes[id(pool)] = (pool, piece_tokens(model, retrieved, pool))
         return sizes[id(pool)][1]
 
     prompts = [template_prompt_tokens(model, stage.template, {retrieved.slot: retrieved.k(s) * chunk_tokens(s)},
@@ -81,6 +81,12 @@ def planned_retrieved(notebook: str, experiment: str, stage: Stage, p, samples: 
                      reply_tokens(experiment, stage.name, model, request.max_tokens))
     return estimated(notebook, stage.name, model, prompts, reply, source, repeated=repeated, request=request,
                      kept=kept)
+
+
+def piece_tokens(model: str, retrieved, pool: list[str]) -> float:
+    """Mean tokens of one chunk of `pool` as it reads in the prompt (`retrieved.piece`): what each of the k
+    chunks of a retrieved slot is priced at."""
+    return text_tokens(model, [retrieved.piece(t) for t in pool])
 
 
 def _openings(model: str, stage: Stage, sample) -> tuple[int, int]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..experiments import Experiment, Series, register
+from ..planning.experiment_plan import piece_tokens
 from ..planning.plan import planned_embeddings
 from ..planning.priced import estimated, fan_out, named, reply_tokens, template_prompt_tokens, text_tokens
-from ..prompts import render
 from ..qa.generate import GENERATION_TOKENS
 from ..qa.planned import planned_generation
 from ..runs.declared import declared
@@ -13,7 +13,7 @@ from ..scoring.claims import CHECK_STAGE, EXTRACT_STAGE, claims_request
 from ..scoring.judge_card import planned_card
 from .parameters import Parameters
 from .run import EXPERIMENT, inputs, run_rag_validation
-from .stages import ANSWER, CORRECT, judges
+from .stages import ANSWER, CORRECT, answering, judges
 
 
 def plan(notebook: str, given: dict) -> list[dict]:
@@ -32,12 +32,15 @@ def plan(notebook: str, given: dict) -> list[dict]:
     known = [pair or {} for pair in pairs] + multi[["question", "answer"]].to_dict("records")
     tokens = [{name: text_tokens(judge, [q[name]]) if name in q else half_pair for name in ("question", "answer")}
               for q in known]
-    passages = p.answer_k * text_tokens(model, [render("rag_passage", index=1, text=c.text) + "\n\n"
-                                                for c in chunks])
+    # the passages slot as the answer stage declares it: answer_k chunks of the corpus's mean size (a question
+    # not written yet is priced at its stand-in size, so the generic rule's template fields cannot be its own)
+    stage = answering(p.answer_k, [c.text for c in chunks])
+    passages = p.answer_k * piece_tokens(model, stage.retrieved, [c.text for c in chunks])
     (answer_request,) = ANSWER.requests(p)
     answer, source = reply_tokens(EXPERIMENT, ANSWER.name, model, answer_request.max_tokens)
     rows.append(estimated(notebook, ANSWER.name, model, [template_prompt_tokens(
-        model, "rag_answer", {"passages": passages, "question": t["question"]}) for t in tokens], answer, source))
+        model, stage.template, {stage.retrieved.slot: passages, "question": t["question"]}) for t in tokens],
+        answer, source))
     for kind, stage in judges():
         slots = [{slot: {"question": t["question"], "reference": t["answer"], "response": answer,
                          "passages": passages}[name] for slot, name in kind.asks} for t in tokens]

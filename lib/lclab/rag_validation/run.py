@@ -46,7 +46,7 @@ from ..scoring.score import LAYOUT
 from ..text.corpus import Document, Corpus, load_corpus
 from .curves import answer_quality, retrieval_curves, seed_numbers
 from .parameters import Parameters
-from .stages import ANSWER, EXPERIMENT, judges
+from .stages import ANSWER, EXPERIMENT, answering, judges
 
 KEY = ("qa_id", "fingerprint")
 MIN_PASSAGE_CHARS = 400  # a shorter chunk seldom holds both a question and its answer
@@ -145,8 +145,7 @@ def retrieved(given: Given, s: Sample, row: dict) -> dict:
 
 def answered(given: Given, s: Sample, row: dict) -> dict:
     """The answer from the passages retrieval wrote down."""
-    return answer_columns(ANSWER.send(given.p, render("rag_answer", passages=row["passages"],
-                                                      question=s.source.question)))
+    return answer_columns(ANSWER.send(given.p, answering(given.p.answer_k).with_retrieved(s, row["passages"])))
 
 
 def claims(given: Given, s: Sample, row: dict) -> dict:
